@@ -1,0 +1,31 @@
+import { consola } from 'consola'
+import { loadConfig } from '../core/config.ts'
+import { createBridge } from '../core/server.ts'
+import userConfig from '../bridge.config.ts'
+
+export async function serve(opts: { dir?: string; addr?: string }): Promise<void> {
+  if (process.env.BRIDGE_LOG_LEVEL) consola.level = Number(process.env.BRIDGE_LOG_LEVEL)
+  const log = consola.withTag('bridge')
+  const config = loadConfig({ dir: opts.dir, defaults: userConfig.defaults })
+  if (opts.addr) config.transport.addr = opts.addr
+  if (config.transport.mode === 'relay') {
+    log.warn('transport.mode is "relay": the relay transport is not operative in this build, so nothing was started. Set transport.mode to "direct".')
+    process.exitCode = 1
+    return
+  }
+  const bridge = await createBridge({ config, user: userConfig, log })
+  const { url } = await bridge.listen()
+  bridge.ctx.services.set('listen.url', url)
+  log.info(`listening on ${url}`)
+  log.info(`data dir ${config.data_dir}; pair a device with \`npx bridge pair\``)
+  let closing = false
+  const stop = async (sig: string) => {
+    if (closing) return
+    closing = true
+    log.info(`${sig}: shutting down`)
+    await bridge.close()
+    process.exit(0)
+  }
+  process.on('SIGINT', () => void stop('SIGINT'))
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+}

@@ -1,0 +1,93 @@
+/** The in-process event bus: one seq for the process, a bounded queue per subscriber. */
+
+export interface BusEvent<P = any> {
+  source: 'multiplexer' | 'bridge'
+  type: string
+  seq: number
+  ts: number
+  payload: P
+}
+
+export interface Subscriber {
+  /** Called in publish order; an async handler holds back later events for this subscriber only. */
+  deliver: (event: BusEvent) => void | Promise<void>
+  /** Called once when the subscriber fell more than `limit` events behind and was dropped. */
+  onLag?: () => void
+  /** Queue bound; default 1024 events. */
+  limit?: number
+  name?: string
+}
+
+export interface Bus {
+  publish<P extends object>(source: BusEvent['source'], type: string, payload: P): BusEvent<P>
+  /** Registers a subscriber; returns the unsubscribe function. */
+  subscribe(sub: Subscriber): () => void
+  /** The seq of the last published event (0 before any). */
+  readonly seq: number
+  readonly subscriberCount: number
+}
+
+export function createBus(opts: { now?: () => number; onError?: (err: unknown, sub: Subscriber) => void } = {}): Bus {
+  const now = opts.now ?? Date.now
+  let seq = 0
+  const subs = new Set<Slot>()
+
+  interface Slot {
+    sub: Subscriber
+    queue: BusEvent[]
+    running: boolean
+    dropped: boolean
+  }
+
+  const drain = async (slot: Slot) => {
+    slot.running = true
+    while (slot.queue.length && !slot.dropped) {
+      const ev = slot.queue.shift()!
+      try {
+        const r = slot.sub.deliver(ev)
+        if (r && typeof (r as Promise<void>).then === 'function') await r
+      } catch (err) {
+        opts.onError?.(err, slot.sub)
+      }
+    }
+    slot.running = false
+  }
+
+  return {
+    publish(source, type, payload) {
+      const ev: BusEvent = { source, type, seq: ++seq, ts: now(), payload }
+      for (const slot of subs) {
+        if (slot.queue.length >= (slot.sub.limit ?? 1024)) {
+          // Dropping the laggard keeps everyone else fast and memory bounded; it resyncs.
+          slot.dropped = true
+          slot.queue.length = 0
+          subs.delete(slot)
+          try {
+            slot.sub.onLag?.()
+          } catch (err) {
+            opts.onError?.(err, slot.sub)
+          }
+          continue
+        }
+        slot.queue.push(ev)
+        if (!slot.running) void drain(slot)
+      }
+      return ev
+    },
+    subscribe(sub) {
+      const slot: Slot = { sub, queue: [], running: false, dropped: false }
+      subs.add(slot)
+      return () => {
+        slot.dropped = true
+        slot.queue.length = 0
+        subs.delete(slot)
+      }
+    },
+    get seq() {
+      return seq
+    },
+    get subscriberCount() {
+      return subs.size
+    },
+  }
+}

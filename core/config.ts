@@ -1,0 +1,143 @@
+import { randomBytes } from 'node:crypto'
+import { hostname, homedir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { mkdirSync, chmodSync } from 'node:fs'
+import type { PluginEntry } from './plugin.ts'
+import { readJsonFile, writeFileAtomic } from '../storage/atomic-file.ts'
+
+/** What `bridge.config.ts` declares: which plugins run and their options. */
+export interface BridgeUserConfig {
+  plugins: PluginEntry[]
+  /** Defaults for keys of the on-disk config; the on-disk file and env win. */
+  defaults?: Partial<Pick<BridgeConfig, 'server_name' | 'transport' | 'push'>>
+}
+
+export function defineConfig(config: BridgeUserConfig): BridgeUserConfig {
+  return config
+}
+
+export interface TransportConfig {
+  mode: 'direct' | 'relay'
+  /** host:port the daemon listens on. */
+  addr: string
+  /** URL clients use to reach the bridge, when it differs from `http://<addr>`. */
+  public_url: string
+  /** Extra CORS origins (exact scheme://host[:port]). */
+  allowed_origins: string[]
+}
+
+export interface PushConfig {
+  service_account_path: string
+  project_id: string
+}
+
+/** The persisted config (`<data dir>/config.json`) after env overrides. */
+export interface BridgeConfig {
+  data_dir: string
+  config_path: string
+  admin_token: string
+  server_id: string
+  server_name: string
+  transport: TransportConfig
+  push: PushConfig
+  /** Path of the herdr CLI (BRIDGE_HERDR_BIN). */
+  herdr_bin: string
+}
+
+export const DEFAULT_ADDR = '127.0.0.1:8787'
+
+/** The data dir: `--dir`, then BRIDGE_DIR, then ~/.herdr-bridge. */
+export function resolveDataDir(dir?: string, env = process.env): string {
+  return resolve(dir || env.BRIDGE_DIR || join(homedir(), '.herdr-bridge'))
+}
+
+const stored = ['admin_token', 'server_id', 'server_name', 'transport', 'push'] as const
+
+/**
+ * Loads `<dir>/config.json`, creating it (0600, in a 0700 dir) with a fresh admin token and
+ * server id on first run. Env overrides are applied to the returned value, never persisted.
+ */
+export function loadConfig(opts: { dir?: string; env?: NodeJS.ProcessEnv; create?: boolean; defaults?: BridgeUserConfig['defaults'] } = {}): BridgeConfig {
+  const env = opts.env ?? process.env
+  const dataDir = resolveDataDir(opts.dir, env)
+  const configPath = join(dataDir, 'config.json')
+  const onDisk = readJsonFile<Record<string, any>>(configPath, 'config file')
+  if (!onDisk && opts.create === false) {
+    throw new Error(`no config at ${configPath}: run \`bridge serve\` once to create it`)
+  }
+  const file: Record<string, any> = onDisk ?? {}
+  let dirty = !onDisk
+  if (typeof file.admin_token !== 'string' || !/^[0-9a-f]{16,}$/i.test(file.admin_token)) {
+    file.admin_token = randomBytes(24).toString('hex')
+    dirty = true
+  }
+  if (typeof file.server_id !== 'string' || !file.server_id) {
+    file.server_id = randomBytes(8).toString('hex')
+    dirty = true
+  }
+  if (dirty) {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+    chmodSync(dataDir, 0o700)
+    const out: Record<string, unknown> = {}
+    for (const k of stored) if (file[k] !== undefined) out[k] = file[k]
+    writeFileAtomic(configPath, JSON.stringify(out, null, 2) + '\n')
+  }
+
+  const d = opts.defaults ?? {}
+  const transport: TransportConfig = {
+    mode: file.transport?.mode === 'relay' ? 'relay' : d.transport?.mode ?? 'direct',
+    addr: str(file.transport?.addr) || d.transport?.addr || DEFAULT_ADDR,
+    public_url: str(file.transport?.public_url) || d.transport?.public_url || '',
+    allowed_origins: list(file.transport?.allowed_origins ?? d.transport?.allowed_origins),
+  }
+  const push: PushConfig = {
+    service_account_path: str(file.push?.service_account_path) || d.push?.service_account_path || join(dataDir, 'serviceAccount.json'),
+    project_id: str(file.push?.project_id) || d.push?.project_id || '',
+  }
+  const config: BridgeConfig = {
+    data_dir: dataDir,
+    config_path: configPath,
+    admin_token: file.admin_token,
+    server_id: file.server_id,
+    server_name: str(file.server_name) || d.server_name || hostname() || 'herdr-bridge',
+    transport,
+    push,
+    herdr_bin: 'herdr',
+  }
+  return applyEnv(config, env)
+}
+
+/** Env wins over the file. Documented in the README's configuration table. */
+export function applyEnv(c: BridgeConfig, env: NodeJS.ProcessEnv): BridgeConfig {
+  if (env.BRIDGE_ADDR) c.transport.addr = env.BRIDGE_ADDR
+  if (env.BRIDGE_MODE === 'relay' || env.BRIDGE_MODE === 'direct') c.transport.mode = env.BRIDGE_MODE
+  if (env.BRIDGE_PUBLIC_URL) c.transport.public_url = env.BRIDGE_PUBLIC_URL
+  if (env.BRIDGE_ADMIN_TOKEN) c.admin_token = env.BRIDGE_ADMIN_TOKEN
+  if (env.BRIDGE_SERVER_NAME) c.server_name = env.BRIDGE_SERVER_NAME
+  if (env.BRIDGE_ALLOWED_ORIGINS) c.transport.allowed_origins = [...c.transport.allowed_origins, ...list(env.BRIDGE_ALLOWED_ORIGINS.split(','))]
+  if (env.BRIDGE_SERVICE_ACCOUNT) c.push.service_account_path = env.BRIDGE_SERVICE_ACCOUNT
+  if (env.BRIDGE_FCM_PROJECT) c.push.project_id = env.BRIDGE_FCM_PROJECT
+  if (env.BRIDGE_HERDR_BIN) c.herdr_bin = env.BRIDGE_HERDR_BIN
+  return c
+}
+
+/** Saves keys back to config.json (used by `push login`); never writes env overrides. */
+export function updateStoredConfig(configPath: string, patch: (file: Record<string, any>) => void): void {
+  const file = readJsonFile<Record<string, any>>(configPath, 'config file') ?? {}
+  patch(file)
+  writeFileAtomic(configPath, JSON.stringify(file, null, 2) + '\n')
+}
+
+export function splitAddr(addr: string): { host: string; port: number } {
+  const m = /^\[?([^\]]*?)\]?:(\d+)$/.exec(addr.trim())
+  if (!m) throw new Error(`bad listen address ${JSON.stringify(addr)}: want host:port`)
+  return { host: m[1] || '127.0.0.1', port: Number(m[2]) }
+}
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v.trim() : ''
+}
+
+function list(v: unknown): string[] {
+  return Array.isArray(v) ? v.map(str).filter(Boolean) : []
+}

@@ -1,0 +1,137 @@
+import { HerdrError, herdrRequest, herdrSubscribe, type Subscription } from './socket.ts'
+import { DEFAULT_SESSION, qualify, splitId, qualifyId, stripIds, isDefaultSession } from './ids.ts'
+import { scanNamedSessions, sessionSocketPath } from './discovery.ts'
+
+export { HerdrError, splitId, qualifyId, qualify, stripIds, DEFAULT_SESSION, isDefaultSession }
+export type { Subscription }
+
+export interface HerdrOptions {
+  env?: NodeJS.ProcessEnv
+  /** Session re-scan period; herdr sessions come and go while the bridge runs. */
+  rescanMs?: number
+  timeoutMs?: number
+}
+
+/** A pane reference resolved to its session and herdr's own id. */
+export interface PaneRef {
+  session: string
+  /** herdr's bare id. */
+  id: string
+  /** The id as clients see it. */
+  qualified: string
+}
+
+export interface Herdr {
+  /** Known sessions, default first. The default session is always listed. */
+  sessions(): string[]
+  socketPath(session: string): string
+  /** One request to one session; throws HerdrError. */
+  call<T = any>(session: string, method: string, params?: object, opts?: { timeoutMs?: number }): Promise<T>
+  /** Splits a client id; an unknown session is a HerdrError with code `session_not_found`. */
+  resolve(qualified: string): Promise<PaneRef>
+  subscribe(session: string, subscriptions: object[], handlers: Parameters<typeof herdrSubscribe>[2]): Subscription
+  /** `agent.get` for a client pane id; null when herdr has no agent there. */
+  getAgent(qualified: string): Promise<{ ref: PaneRef; agent: AgentInfo } | null>
+  /** `pane.get` for a client pane id; null when the pane does not exist. */
+  getPane(qualified: string): Promise<{ ref: PaneRef; pane: PaneInfo } | null>
+  onSessionsChanged(fn: (added: string[], removed: string[]) => void): () => void
+  refresh(): Promise<void>
+  close(): void
+}
+
+export interface AgentInfo {
+  pane_id: string
+  workspace_id: string
+  tab_id: string
+  terminal_id: string
+  agent?: string
+  agent_status: string
+  name?: string
+  cwd?: string
+  foreground_cwd?: string
+  terminal_title_stripped?: string
+  agent_session?: { source: string; agent: string; kind: string; value: string }
+  state_change_seq?: number
+  [k: string]: unknown
+}
+
+export interface PaneInfo {
+  pane_id: string
+  workspace_id: string
+  tab_id: string
+  terminal_id: string
+  agent?: string
+  agent_status: string
+  cwd?: string
+  foreground_cwd?: string
+  [k: string]: unknown
+}
+
+export function createHerdr(opts: HerdrOptions = {}): Herdr {
+  const env = opts.env ?? process.env
+  let named: string[] = []
+  const listeners = new Set<(added: string[], removed: string[]) => void>()
+  let refreshing: Promise<void> | null = null
+
+  const refresh = () =>
+    (refreshing ??= (async () => {
+      try {
+        const next = await scanNamedSessions(env)
+        const added = next.filter((s) => !named.includes(s))
+        const removed = named.filter((s) => !next.includes(s))
+        named = next
+        if (added.length || removed.length) for (const fn of listeners) fn(added, removed)
+      } finally {
+        refreshing = null
+      }
+    })())
+
+  const timer = setInterval(() => void refresh().catch(() => {}), opts.rescanMs ?? 15_000)
+  timer.unref()
+
+  const herdr: Herdr = {
+    sessions: () => [DEFAULT_SESSION, ...named],
+    socketPath: (s) => sessionSocketPath(s, env),
+    call(session, method, params = {}, o = {}) {
+      return herdrRequest(sessionSocketPath(session, env), method, params, { timeoutMs: o.timeoutMs ?? opts.timeoutMs ?? 15_000, session })
+    },
+    async resolve(qualified) {
+      const { session, id } = splitId(qualified)
+      if (!isDefaultSession(session) && !named.includes(session)) {
+        await refresh()
+        if (!named.includes(session)) throw new HerdrError('session_not_found', `session ${session} not found`, session)
+      }
+      return { session, id, qualified: qualifyId(session, id) }
+    },
+    subscribe(session, subscriptions, handlers) {
+      return herdrSubscribe(sessionSocketPath(session, env), subscriptions, handlers, { session })
+    },
+    async getAgent(qualified) {
+      const ref = await herdr.resolve(qualified)
+      try {
+        const r = await herdr.call<{ agent: AgentInfo }>(ref.session, 'agent.get', { target: ref.id })
+        return { ref, agent: r.agent }
+      } catch (err) {
+        if (err instanceof HerdrError && err.notFound) return null
+        throw err
+      }
+    },
+    async getPane(qualified) {
+      const ref = await herdr.resolve(qualified)
+      try {
+        const r = await herdr.call<{ pane: PaneInfo }>(ref.session, 'pane.get', { pane_id: ref.id })
+        return { ref, pane: r.pane }
+      } catch (err) {
+        if (err instanceof HerdrError && err.notFound) return null
+        throw err
+      }
+    },
+    onSessionsChanged(fn) {
+      listeners.add(fn)
+      return () => listeners.delete(fn)
+    },
+    refresh,
+    close: () => clearInterval(timer),
+  }
+  return herdr
+}

@@ -1,0 +1,35 @@
+import type { ErrorStyle } from './plugin.ts'
+
+/**
+ * Responses with explicit content types: clients decode JSON only when the header says so,
+ * and error bodies are one line, never a stack trace.
+ */
+export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } })
+}
+
+export function text(body: string, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(body, { status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers } })
+}
+
+/** An error the handler means to send: status plus a one-line message in the route's style. */
+export class HttpError extends Error {
+  constructor(
+    public status: number,
+    message: string,
+    public headers: Record<string, string> = {},
+  ) {
+    super(message)
+  }
+}
+
+export function fail(status: number, message: string, headers?: Record<string, string>): never {
+  throw new HttpError(status, message, headers)
+}
+
+export function errorResponse(status: number, message: string, style: ErrorStyle = 'text', headers: Record<string, string> = {}): Response {
+  const line = message.split('\n')[0]
+  return style === 'json' ? json({ error: line }, status, headers) : text(line, status, headers)
+}
+
+export const unauthorized = () => text('unauthorized', 401)

@@ -1,0 +1,243 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { H3, toNodeHandler, type H3Event } from 'h3'
+import crossws from 'crossws/adapters/node'
+import type { Peer } from 'crossws'
+import { consola, type ConsolaInstance } from 'consola'
+import * as v from 'valibot'
+import type { BridgeConfig, BridgeUserConfig } from './config.ts'
+import { splitAddr } from './config.ts'
+import { loadPlugins, setupPlugins, type MountedRoute, type LoadedPlugins } from './loader.ts'
+import type { AuthInfo, PluginContext, WsContext } from './plugin.ts'
+import { authenticate, credentialOf } from './auth.ts'
+import { createCors } from './cors.ts'
+import { errorResponse, HttpError, json, text, unauthorized } from './respond.ts'
+import { createBus, type Bus } from './bus.ts'
+import { createHerdr, HerdrError, type Herdr } from './herdr/index.ts'
+import { createAgentKindRegistry } from './agent-kinds.ts'
+import { exec } from './exec.ts'
+import { createBridgeStorage, createDeviceStore } from '../storage/index.ts'
+
+const MAX_JSON_BODY = 1024 * 1024
+
+export interface BridgeOptions {
+  config: BridgeConfig
+  user: BridgeUserConfig
+  log?: ConsolaInstance
+  now?: () => number
+  env?: NodeJS.ProcessEnv
+  herdr?: Herdr
+}
+
+export interface Bridge {
+  ctx: PluginContext
+  fetch: (request: Request) => Promise<Response>
+  listen(addr?: string): Promise<{ url: string; host: string; port: number }>
+  close(): Promise<void>
+  routes: LoadedPlugins
+}
+
+export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
+  const log = opts.log ?? consola.withTag('bridge')
+  const config = opts.config
+  const storage = createBridgeStorage(config.data_dir)
+  const devices = await createDeviceStore(storage)
+  const bus: Bus = createBus({ now: opts.now, onError: (err, sub) => log.warn(`bus subscriber ${sub.name ?? ''} failed: ${(err as Error)?.message ?? err}`) })
+  const herdr = opts.herdr ?? createHerdr({ env: opts.env })
+  const cors = createCors(config.transport.allowed_origins)
+  const deviceSockets = new Map<string, Set<Peer>>()
+
+  const ctx: PluginContext = {
+    config,
+    log,
+    herdr,
+    bus,
+    storage,
+    devices,
+    agentKinds: createAgentKindRegistry(),
+    exec,
+    now: opts.now ?? Date.now,
+    services: new Map(),
+    sockets: {
+      closeDevice(id, code = 1008, reason = 'device revoked') {
+        for (const peer of deviceSockets.get(id) ?? []) peer.close(code, reason)
+        deviceSockets.delete(id)
+      },
+    },
+  }
+  const ctxFor = (plugin: string): PluginContext => ({ ...ctx, log: log.withTag(plugin) })
+
+  const loaded = loadPlugins(opts.user.plugins)
+  const pluginCtx = new Map(loaded.plugins.map((p) => [p.def.name, ctxFor(p.def.name)]))
+  const disposers = await setupPlugins(loaded, (name) => pluginCtx.get(name)!)
+
+  const app = new H3()
+
+  const dispatch = async (event: H3Event, byMethod: Map<string, MountedRoute>): Promise<Response> => {
+    const request = event.req as Request
+    const url = new URL(request.url)
+    const method = request.method === 'HEAD' ? 'GET' : request.method
+    const route = byMethod.get(method) ?? [...byMethod.values()][0]
+    // Auth comes first, before validation, method checks or any herdr call or disk read.
+    const auth = authenticate(route.auth, credentialOf(request, url, !!route.queryToken), config.admin_token, devices)
+    if (!auth) return unauthorized()
+    const style = route.errors ?? 'text'
+    if (!byMethod.has(method)) return errorResponse(405, `${[...byMethod.keys()].join(', ')} only`, style, { allow: [...byMethod.keys()].join(', ') })
+    try {
+      const query = route.query ? parseWith(route.query, Object.fromEntries(url.searchParams), route.invalid) : Object.fromEntries(url.searchParams)
+      let body: unknown = undefined
+      if (route.bodyType !== 'raw' && method !== 'GET') {
+        body = await readJsonBody(request, route.invalid)
+        if (route.body) body = parseWith(route.body, body, route.invalid)
+      }
+      const out = await route.handler({ event, query, body, auth, ctx: pluginCtx.get(route.plugin)! })
+      if (out instanceof Response) return out
+      if (out === undefined || out === null) return new Response(null, { status: 204 })
+      if (typeof out === 'string') return text(out)
+      return json(out)
+    } catch (err) {
+      return errorToResponse(err, style, log, `${method} ${url.pathname}`)
+    }
+  }
+
+  for (const [path, byMethod] of loaded.routes) {
+    if (path === '/**') continue
+    app.all(path, (event) => dispatch(event, byMethod))
+  }
+  for (const [path, ws] of loaded.websockets) {
+    // A plain GET on a WebSocket path: auth, then the route's own verdict (404 …), then 426.
+    app.all(path, async (event) => {
+      const request = event.req as Request
+      const url = new URL(request.url)
+      const auth = authenticate(ws.auth, credentialOf(request, url, !!ws.queryToken), config.admin_token, devices)
+      if (!auth) return unauthorized()
+      try {
+        const state = await ws.accept?.({ request, url, auth, ctx: pluginCtx.get(ws.plugin)! })
+        if (state instanceof Response) return state
+      } catch (err) {
+        return errorToResponse(err, 'text', log, `GET ${url.pathname}`)
+      }
+      return text('upgrade required: this is a WebSocket route', 426, { upgrade: 'websocket' })
+    })
+  }
+  const fallback = loaded.routes.get('/**')
+  app.all('/**', (event) => (fallback ? dispatch(event, fallback) : text('not found', 404)))
+
+  const fetch = async (request: Request): Promise<Response> => {
+    const started = performance.now()
+    const pre = cors.preflight(request)
+    const res = pre ?? cors.decorate(request, await app.fetch(request))
+    log.debug(`${request.method} ${new URL(request.url).pathname} → ${res.status} in ${(performance.now() - started).toFixed(1)} ms`)
+    return res
+  }
+
+  const ws = crossws({
+    resolve: (request: Request) => {
+      const url = new URL(request.url)
+      const route = loaded.websockets.get(url.pathname)
+      if (!route) return { upgrade: () => text('not found', 404) }
+      const rctx = pluginCtx.get(route.plugin)!
+      const wsCtx = (peer: Peer) => peer.context.ws as WsContext
+      return {
+        upgrade: async (req: Request) => {
+          const auth = authenticate(route.auth, credentialOf(req, url, !!route.queryToken), config.admin_token, devices)
+          if (!auth) return unauthorized()
+          try {
+            const state = await route.accept?.({ request: req, url, auth, ctx: rctx })
+            if (state instanceof Response) return state
+            return { context: { ws: { auth, url, state } satisfies WsContext } }
+          } catch (err) {
+            return errorToResponse(err, 'text', log, `WS ${url.pathname}`)
+          }
+        },
+        open: (peer: Peer) => {
+          const w = wsCtx(peer)
+          if (w.auth.deviceId) {
+            let set = deviceSockets.get(w.auth.deviceId)
+            if (!set) deviceSockets.set(w.auth.deviceId, (set = new Set()))
+            set.add(peer)
+          }
+          return route.open(peer, w)
+        },
+        message: (peer: Peer, message) => route.message?.(peer, message, wsCtx(peer)),
+        close: (peer: Peer, details) => {
+          const w = wsCtx(peer)
+          if (w?.auth.deviceId) deviceSockets.get(w.auth.deviceId)?.delete(peer)
+          return route.close?.(peer, w, details)
+        },
+        error: (peer: Peer, error) => log.debug(`websocket ${url.pathname}: ${error?.message ?? error}`),
+      }
+    },
+  })
+
+  let server: Server | null = null
+  return {
+    ctx,
+    fetch,
+    routes: loaded,
+    async listen(addr = config.transport.addr) {
+      const { host, port } = splitAddr(addr)
+      const handler = toNodeHandler({ fetch } as any)
+      server = createServer({ requestTimeout: 0, headersTimeout: 10_000 }, handler as any)
+      server.on('upgrade', (req, socket, head) => {
+        void ws.handleUpgrade(req, socket, head).catch(() => socket.destroy())
+      })
+      await new Promise<void>((resolve, reject) => {
+        server!.once('error', reject)
+        server!.listen(port, host, () => resolve())
+      })
+      const a = server.address() as AddressInfo
+      const shown = a.family === 'IPv6' ? `[${a.address}]` : a.address
+      return { url: `http://${shown}:${a.port}`, host: a.address, port: a.port }
+    },
+    async close() {
+      for (const d of disposers) {
+        try {
+          await d()
+        } catch (err) {
+          log.warn(`shutdown: ${(err as Error).message}`)
+        }
+      }
+      ws.closeAll(1001, 'server shutting down', false)
+      herdr.close()
+      await devices.flush()
+      if (server) {
+        server.closeAllConnections?.()
+        await new Promise<void>((r) => server!.close(() => r()))
+      }
+    },
+  }
+}
+
+function parseWith(schema: v.GenericSchema, input: unknown, invalid?: string): any {
+  const r = v.safeParse(schema, input)
+  if (r.success) return r.output
+  if (invalid) throw new HttpError(400, invalid)
+  const issue = r.issues[0]
+  const path = issue.path?.map((p) => String(p.key)).join('.')
+  throw new HttpError(400, path ? `${path}: ${issue.message}` : issue.message)
+}
+
+async function readJsonBody(request: Request, invalid?: string): Promise<unknown> {
+  const len = Number(request.headers.get('content-length') ?? '0')
+  if (len > MAX_JSON_BODY) throw new HttpError(413, `body over ${MAX_JSON_BODY} bytes`)
+  const raw = await request.text()
+  if (raw.length > MAX_JSON_BODY) throw new HttpError(413, `body over ${MAX_JSON_BODY} bytes`)
+  if (!raw.trim()) return {}
+  try {
+    return JSON.parse(raw)
+  } catch {
+    throw new HttpError(400, invalid ?? 'body is not valid JSON')
+  }
+}
+
+/** Maps what a handler threw to a response: its own HttpError, herdr's errors, else a logged 500. */
+export function errorToResponse(err: unknown, style: 'text' | 'json', log: ConsolaInstance, where: string): Response {
+  if (err instanceof HttpError) return errorResponse(err.status, err.message, style, err.headers)
+  if (err instanceof HerdrError) {
+    if (err.code === 'session_not_found') return errorResponse(404, err.message, style)
+    return errorResponse(502, `herdr: ${err.code}: ${err.message}`, style)
+  }
+  log.error(`${where} failed:`, err)
+  return errorResponse(500, 'internal error (see the bridge log)', style)
+}

@@ -1,0 +1,7 @@
+/**
+ * API level reported by `GET /info` as `version`. Clients gate features on it.
+ * 6: branch preflight (/branch-info, /branch-delete), /ports. Raise it when an endpoint is added.
+ */
+export const API_VERSION = 6
+
+export const BRIDGE_VERSION = '0.1.0'

@@ -1,0 +1,119 @@
+import * as v from 'valibot'
+import { getRequestIP } from 'h3'
+import { definePlugin, defineRoute } from '../../core/plugin.ts'
+import { fail } from '../../core/respond.ts'
+import { API_VERSION } from '../../core/version.ts'
+import { createCodeBook, createFailureLimiter } from './codes.ts'
+
+/**
+ * Identity, pairing and device administration.
+ *   POST /pair                 one-time code → device bearer
+ *   POST /admin/pairing        admin (also ?token=) → {code, url}
+ *   GET  /admin/devices        admin → devices without bearers
+ *   POST /admin/devices/revoke admin {id}
+ *   GET  /info                 device → {server_id, server_name, version}
+ *   POST /register-token       device {token}
+ */
+export default definePlugin({
+  name: 'pairing',
+  setup(ctx) {
+    ctx.services.set('pairing.codes', createCodeBook(ctx.now))
+    ctx.services.set('pairing.limiter', createFailureLimiter(ctx.now))
+  },
+  routes: [
+    defineRoute({
+      method: 'POST',
+      path: '/pair',
+      auth: 'pairing',
+      describe: 'Pair a device with a one-time code',
+      body: v.object({
+        code: v.pipe(v.string('code: want a string'), v.nonEmpty('code: want the 8-hex pairing code')),
+        device_name: v.optional(v.string('device_name: want a string')),
+        push_token: v.optional(v.string('push_token: want a string')),
+        // The reference mobile client sends the push token under this name.
+        fcm_token: v.optional(v.string('fcm_token: want a string')),
+      }),
+      async handler({ event, body, ctx }) {
+        const limiter = ctx.services.get('pairing.limiter') as ReturnType<typeof createFailureLimiter>
+        const codes = ctx.services.get('pairing.codes') as ReturnType<typeof createCodeBook>
+        const ip = getRequestIP(event) ?? 'unknown'
+        const wait = limiter.retryAfter(ip)
+        if (wait) fail(429, `too many failed pairing attempts; retry in ${wait} s`, { 'retry-after': String(wait) })
+        if (!codes.redeem(body.code)) {
+          limiter.fail(ip)
+          ctx.log.info(`pairing refused for ${ip}: invalid, expired or used code`)
+          fail(403, 'invalid or expired pairing code')
+        }
+        const device = await ctx.devices.add({ name: body.device_name, push_token: body.push_token || body.fcm_token || '' })
+        ctx.log.info(`paired device ${device.id} (${device.name})`)
+        ctx.bus.publish('bridge', 'device_paired', { id: device.id, name: device.name })
+        return { id: device.id, bearer: device.bearer, name: device.name, server_id: ctx.config.server_id, server_name: ctx.config.server_name }
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/admin/pairing',
+      auth: 'admin',
+      queryToken: true,
+      errors: 'json',
+      describe: 'Issue a one-time pairing code (valid 5 minutes)',
+      handler({ ctx }) {
+        const codes = ctx.services.get('pairing.codes') as ReturnType<typeof createCodeBook>
+        const { code, expires_at } = codes.issue()
+        const url = ctx.config.transport.public_url || (ctx.services.get('listen.url') as string) || `http://${ctx.config.transport.addr}`
+        return { code, url: url.replace(/\/+$/, ''), expires_at }
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/admin/devices',
+      auth: 'admin',
+      errors: 'json',
+      describe: 'List paired devices (bearers are never returned)',
+      handler: ({ ctx }) => ({
+        devices: ctx.devices.list().map((d) => ({
+          id: d.id,
+          name: d.name,
+          paired_at: d.paired_at,
+          ...(d.last_seen ? { last_seen: d.last_seen } : {}),
+          has_push_token: !!d.push_token,
+        })),
+      }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/admin/devices/revoke',
+      auth: 'admin',
+      errors: 'json',
+      describe: 'Revoke a device: its bearer stops working and its sockets close at once',
+      body: v.object({ id: v.pipe(v.string('id: want the device id'), v.nonEmpty('id: want the device id')) }),
+      async handler({ body, ctx }) {
+        const d = await ctx.devices.remove(body.id.trim())
+        if (!d) fail(404, `no device ${body.id}`)
+        ctx.sockets.closeDevice(d.id)
+        ctx.log.info(`revoked device ${d.id} (${d.name})`)
+        return { revoked: true, id: d.id, name: d.name }
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/info',
+      auth: 'device',
+      describe: 'Server identity and API level',
+      handler: ({ ctx }) => ({ server_id: ctx.config.server_id, server_name: ctx.config.server_name, version: API_VERSION }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/register-token',
+      auth: 'device',
+      describe: "Update this device's push token",
+      body: v.object({ token: v.string('token: want a string') }),
+      async handler({ body, auth, ctx }) {
+        if (auth.deviceId) await ctx.devices.setPushToken(auth.deviceId, body.token)
+        // The admin token stands for a browser without its own device: keep one named "web".
+        else await ctx.devices.upsertNamed('web', body.token)
+        return { ok: true }
+      },
+    }),
+  ],
+})

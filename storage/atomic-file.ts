@@ -1,0 +1,37 @@
+import { readFileSync, writeFileSync, renameSync, mkdirSync, rmSync } from 'node:fs'
+import { dirname, basename, join } from 'node:path'
+import { randomBytes } from 'node:crypto'
+
+/**
+ * Writes through a temp file in the same directory and renames it into place, so a crash
+ * leaves either the old file or the new one, never half of each.
+ */
+export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o600): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+  const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`)
+  try {
+    writeFileSync(tmp, data, { mode })
+    renameSync(tmp, path)
+  } catch (err) {
+    rmSync(tmp, { force: true })
+    throw err
+  }
+}
+
+/** Corrupt or unreadable data is an error that names the file; only a missing file is null. */
+export class CorruptFileError extends Error {}
+
+export function readJsonFile<T>(path: string, what: string): T | null {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (err: any) {
+    if (err?.code === 'ENOENT') return null
+    throw new CorruptFileError(`cannot read ${what} ${path}: ${err?.message ?? err}`)
+  }
+  try {
+    return JSON.parse(text) as T
+  } catch (err: any) {
+    throw new CorruptFileError(`${what} ${path} is not valid JSON (${err.message}); fix or move it away, it was left untouched`)
+  }
+}
