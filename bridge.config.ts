@@ -1,8 +1,53 @@
 import { defineConfig } from './core/config.ts'
 import pairing from './plugins/pairing/index.ts'
+import snapshot from './plugins/snapshot/index.ts'
+import control from './plugins/control/index.ts'
+import herdrProxy from './plugins/herdr-proxy/index.ts'
+import events from './plugins/events/index.ts'
+import timeline from './plugins/timeline/index.ts'
+import push from './plugins/push/index.ts'
+import agentState from './plugins/agent-state/index.ts'
+import transcript from './plugins/transcript/index.ts'
+import diff from './plugins/diff/index.ts'
+import branches from './plugins/branches/index.ts'
+import attachments from './plugins/attachments/index.ts'
+import attach from './plugins/attach/index.ts'
+import agentLifecycle from './plugins/agent-lifecycle/index.ts'
+import panes from './plugins/panes/index.ts'
+import commands from './plugins/commands/index.ts'
+import suggestions from './plugins/suggestions/index.ts'
+import ports from './plugins/ports/index.ts'
+import usage from './plugins/usage/index.ts'
+import browse from './plugins/browse/index.ts'
 import web from './plugins/web/index.ts'
 
-/** Which plugins run, and their options. Order matters only for start-up logs. */
+/**
+ * Which plugins run, and their options (`[plugin, { …options }]`). Remove a line to turn a
+ * capability off; its routes then answer 404 like an older bridge. `web` comes last because it
+ * serves every unlisted GET path.
+ */
 export default defineConfig({
-  plugins: [pairing, web],
+  plugins: [
+    pairing,
+    snapshot,
+    control,
+    herdrProxy,
+    events,
+    timeline,
+    push,
+    agentState,
+    transcript,
+    diff,
+    branches,
+    attachments,
+    attach,
+    agentLifecycle,
+    panes,
+    commands,
+    suggestions,
+    ports,
+    usage,
+    browse,
+    web,
+  ],
 })

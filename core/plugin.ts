@@ -101,6 +101,9 @@ export interface PluginContext {
   sockets: Sockets
   /** Wall clock, injectable in tests. */
   now: () => number
+  /** The bridge's environment and HOME (tests give the bridge its own). Read these, not process.env. */
+  env: NodeJS.ProcessEnv
+  home: string
   /** Shared state a plugin exposes to the core (for example whether a recorder runs). */
   services: Map<string, unknown>
 }

@@ -57,6 +57,8 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
     agentKinds: createAgentKindRegistry(),
     exec,
     now: opts.now ?? Date.now,
+    env: opts.env ?? process.env,
+    home: (opts.env ?? process.env).HOME ?? '',
     services: new Map(),
     sockets: {
       closeDevice(id, code = 1008, reason = 'device revoked') {

@@ -1,0 +1,3 @@
+import { definePlugin } from '../../core/plugin.ts'
+
+export default definePlugin({ name: 'agent-state' })
