@@ -4,7 +4,8 @@ import { createBridge } from '../core/server.ts'
 import userConfig from '../bridge.config.ts'
 
 export async function serve(opts: { dir?: string; addr?: string }): Promise<void> {
-  if (process.env.BRIDGE_LOG_LEVEL) consola.level = Number(process.env.BRIDGE_LOG_LEVEL)
+  // consola lowers its level under CI/test env vars; a daemon's log level is ours to set.
+  consola.level = process.env.BRIDGE_LOG_LEVEL ? Number(process.env.BRIDGE_LOG_LEVEL) : 3
   const log = consola.withTag('bridge')
   const config = loadConfig({ dir: opts.dir, defaults: userConfig.defaults })
   if (opts.addr) config.transport.addr = opts.addr

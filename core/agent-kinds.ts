@@ -1,5 +1,6 @@
 import type { PluginContext } from './plugin.ts'
 import type { AgentInfo } from './herdr/index.ts'
+import type { ParseScreen, Summarize, QuestionService, Summary } from './card.ts'
 
 /**
  * Per-kind behaviour. Every field is optional: plugins ask the registry for the pane's kind and
@@ -12,16 +13,16 @@ export interface AgentKind {
   kind: string
   /** herdr key name pressed by `/approve` (default `enter`). */
   confirmKey?: string
-  /** Card: blocked question and options from the current screen (plugins/agent-state). */
-  parseScreen?: (screen: string) => unknown
-  /** Card: headline / detail / transcript lines (plugins/agent-state). */
-  summarize?: (input: unknown) => unknown
+  /** Card: blocked question and options from the current screen (plugins/agent-state); see core/card.ts. */
+  parseScreen?: ParseScreen
+  /** Card: headline / detail / transcript lines from the screen (plugins/agent-state). */
+  summarize?: Summarize
   /** Card: permission mode read from the screen, or undefined. */
   permissionMode?: (screen: string) => string | undefined
   /** Raw bytes that advance the permission mode one step (sent with pane.send_text). */
   modeCycleInput?: string
   /** A managed question service for the kind's blocked question (plugins/agent-state). */
-  questionService?: unknown
+  questionService?: QuestionService
   /** Transcript reader (plugins/transcript). */
   transcript?: TranscriptCapability
   /** Slash-command discovery (plugins/commands). */
@@ -37,6 +38,11 @@ export interface TranscriptCapability {
   lastActivity?: (agent: AgentInfo, home: string) => Promise<number | undefined>
   /** Subagent counts; undefined when nothing was delegated. */
   subagentCounts?: (agent: AgentInfo, home: string) => Promise<{ total: number; running: number } | undefined>
+  /**
+   * Card headline / detail / recent lines from the transcript (core/card.ts uses it for a pane
+   * that is not blocked); undefined when there is nothing to say yet.
+   */
+  summary?: (agent: AgentInfo, home: string) => Promise<Summary | undefined>
   [k: string]: unknown
 }
 

@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import type { PluginContext } from './plugin.ts'
 import { HerdrError, qualify, type AgentInfo } from './herdr/index.ts'
 import { git } from './exec.ts'
@@ -6,7 +8,7 @@ import { git } from './exec.ts'
 const ATTENTION: Record<string, number> = { blocked: 0, done: 1, working: 2, idle: 3, unknown: 4 }
 
 export function attentionRank(status: unknown): number {
-  return typeof status === 'string' && status in ATTENTION ? ATTENTION[status] : 4
+  return typeof status === 'string' && Object.hasOwn(ATTENTION, status) ? ATTENTION[status] : 4
 }
 
 export interface RankedAgent extends AgentInfo {
@@ -18,91 +20,249 @@ export interface RankedAgent extends AgentInfo {
   subagents?: { total: number; running: number }
 }
 
+const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v)
+
 /**
  * recency_rank: dated agents newest first, then undated with a seq by highest seq, then the rest;
  * ties fall to pane_id. Distinct ranks 0..N-1, assigned in place.
  */
-export function assignRecency(agents: RankedAgent[]): void {
-  const tier = (a: RankedAgent) => (typeof a.last_activity_ts === 'number' ? 0 : typeof a.state_change_seq === 'number' ? 1 : 2)
-  const order = [...agents].sort((a, b) => {
-    const ta = tier(a)
-    const tb = tier(b)
-    if (ta !== tb) return ta - tb
-    if (ta === 0 && a.last_activity_ts !== b.last_activity_ts) return b.last_activity_ts! - a.last_activity_ts!
-    if (ta === 1 && a.state_change_seq !== b.state_change_seq) return b.state_change_seq! - a.state_change_seq!
-    return a.pane_id < b.pane_id ? -1 : a.pane_id > b.pane_id ? 1 : 0
-  })
-  order.forEach((a, i) => (a.recency_rank = i))
+export function assignRecency<T extends Pick<RankedAgent, 'pane_id' | 'last_activity_ts' | 'state_change_seq' | 'recency_rank'>>(agents: T[]): void {
+  const tier = (a: T) => (isInt(a.last_activity_ts) ? 0 : isInt(a.state_change_seq) ? 1 : 2)
+  const order = agents
+    .map((a) => ({ a, t: tier(a) }))
+    .sort((x, y) => {
+      if (x.t !== y.t) return x.t - y.t
+      const a = x.a
+      const b = y.a
+      if (x.t === 0 && a.last_activity_ts !== b.last_activity_ts) return b.last_activity_ts! - a.last_activity_ts!
+      if (x.t === 1 && a.state_change_seq !== b.state_change_seq) return b.state_change_seq! - a.state_change_seq!
+      return a.pane_id < b.pane_id ? -1 : a.pane_id > b.pane_id ? 1 : 0
+    })
+  order.forEach(({ a }, i) => (a.recency_rank = i))
 }
 
-export function sortAgents(agents: RankedAgent[]): RankedAgent[] {
+/** The client-facing order: (attention_rank, recency_rank) ascending, in place. */
+export function sortAgents<T extends Pick<RankedAgent, 'attention_rank' | 'recency_rank'>>(agents: T[]): T[] {
   return agents.sort((a, b) => a.attention_rank - b.attention_rank || a.recency_rank - b.recency_rank)
 }
 
-const BRANCH_TTL_MS = 2000
-const branchCache = new Map<string, { at: number; value: Promise<string> }>()
+// ---------------------------------------------------------------------------------------------
+// Branch of a directory. Locating the git dir costs a git process, so it is cached per directory;
+// the branch itself is read from that git dir's HEAD file, which changes on every checkout, and
+// is cached for a second so a burst of snapshots reads it once.
 
-/** The branch checked out in `dir`; '' when not a work tree or detached. Cached briefly. */
-export function branchOf(dir: string | undefined, now = Date.now()): Promise<string> {
-  if (!dir) return Promise.resolve('')
-  const hit = branchCache.get(dir)
-  if (hit && now - hit.at < BRANCH_TTL_MS) return hit.value
-  const value = git(dir, ['symbolic-ref', '--quiet', '--short', 'HEAD'], { allowFail: true, timeoutMs: 5000 })
-    .then((r) => (r.exitCode === 0 ? r.stdout.trim() : ''))
-    .catch(() => '')
-  branchCache.set(dir, { at: now, value })
-  if (branchCache.size > 2000) branchCache.clear()
-  return value
+export interface BranchReaderOptions {
+  now?: () => number
+  /** How long a located git dir is trusted before git is asked again. */
+  locateTtlMs?: number
+  /** How long "not a work tree" is trusted (a directory can become a repository). */
+  missTtlMs?: number
+  /** How long a HEAD read is reused. */
+  headTtlMs?: number
 }
 
+export type BranchReader = ((dir: string | undefined) => Promise<string>) & { clear(): void }
+
+export function createBranchReader(opts: BranchReaderOptions = {}): BranchReader {
+  const now = opts.now ?? Date.now
+  const locateTtl = opts.locateTtlMs ?? 30_000
+  const missTtl = opts.missTtlMs ?? 5_000
+  const headTtl = opts.headTtlMs ?? 1_000
+  const located = new Map<string, { at: number; gitDir?: string | null; pending?: Promise<string | null> }>()
+  const heads = new Map<string, { at: number; branch: Promise<string> }>()
+
+  const locate = (dir: string): Promise<string | null> => {
+    const t = now()
+    const hit = located.get(dir)
+    if (hit?.pending) return hit.pending
+    if (hit && t - hit.at < (hit.gitDir ? locateTtl : missTtl)) return Promise.resolve(hit.gitDir ?? null)
+    if (located.size > 4096) located.clear()
+    const entry: { at: number; gitDir?: string | null; pending?: Promise<string | null> } = { at: t }
+    entry.pending = git(dir, ['rev-parse', '--is-inside-work-tree', '--absolute-git-dir'], { allowFail: true })
+      .then((r) => {
+        const [inside, path] = r.stdout.split('\n')
+        return r.exitCode === 0 && inside === 'true' && path ? path : null
+      })
+      .catch(() => null)
+      .then((g) => {
+        entry.gitDir = g
+        entry.pending = undefined
+        return g
+      })
+    located.set(dir, entry)
+    return entry.pending
+  }
+
+  const readHead = (dir: string, gitDir: string): Promise<string> => {
+    const t = now()
+    const hit = heads.get(gitDir)
+    if (hit && t - hit.at < headTtl) return hit.branch
+    const branch = readFile(join(gitDir, 'HEAD'), 'utf8').then(
+      async (head) => {
+        const m = /^ref: refs\/heads\/(.+)$/m.exec(head.trim())
+        if (m && m[1] !== '.invalid') return m[1]
+        if (!head.startsWith('ref:')) return '' // a commit id: detached HEAD
+        // Some other symbolic ref (or a reftable repository): ask git.
+        const r = await git(dir, ['symbolic-ref', '--quiet', '--short', 'HEAD'], { allowFail: true }).catch(() => null)
+        return r?.exitCode === 0 ? r.stdout.trim() : ''
+      },
+      () => {
+        // The repository moved or vanished: locate it again next time.
+        located.delete(dir)
+        heads.delete(gitDir)
+        return ''
+      },
+    )
+    if (heads.size > 4096) heads.clear()
+    heads.set(gitDir, { at: t, branch })
+    return branch
+  }
+
+  const reader = (async (dir: string | undefined) => {
+    if (!dir) return ''
+    const gitDir = await locate(dir)
+    return gitDir ? readHead(dir, gitDir) : ''
+  }) as BranchReader
+  reader.clear = () => {
+    located.clear()
+    heads.clear()
+  }
+  return reader
+}
+
+/** The branch checked out in `dir`; '' when not a work tree or detached. Shared process-wide cache. */
+export const branchOf: BranchReader = createBranchReader()
+
+// ---------------------------------------------------------------------------------------------
+// Strict JSON types: a client decoding with fixed types fails on one wrong type, so the fields it
+// reads are coerced to their documented type (or dropped) rather than passed through blindly.
+
+const STRING_FIELDS = [
+  'agent',
+  'agent_status',
+  'pane_id',
+  'tab_id',
+  'workspace_id',
+  'terminal_id',
+  'terminal_title_stripped',
+  'cwd',
+  'foreground_cwd',
+  'label',
+  'active_tab_id',
+  'name',
+]
+const INT_FIELDS = ['state_change_seq', 'number', 'pane_count', 'tab_count', 'revision']
+const OBJECT_FIELDS = ['agent_session', 'worktree', 'scroll']
+
+export function strictTypes<T extends Record<string, unknown>>(el: T): T {
+  const o = el as Record<string, unknown>
+  for (const k of STRING_FIELDS) {
+    const v = o[k]
+    if (v === undefined || v === null || typeof v === 'string') continue
+    if (typeof v === 'number' || typeof v === 'boolean') o[k] = String(v)
+    else delete o[k]
+  }
+  for (const k of INT_FIELDS) {
+    const v = o[k]
+    if (v === undefined || v === null || isInt(v)) continue
+    const n = typeof v === 'string' && v.trim() ? Number(v) : typeof v === 'number' ? Math.trunc(v) : NaN
+    if (Number.isFinite(n)) o[k] = Math.trunc(n)
+    else delete o[k]
+  }
+  if ('focused' in o && typeof o.focused !== 'boolean') o.focused = o.focused === true || o.focused === 'true'
+  for (const k of OBJECT_FIELDS) {
+    const v = o[k]
+    if (v !== undefined && v !== null && (typeof v !== 'object' || Array.isArray(v))) delete o[k]
+  }
+  return el
+}
+
+// ---------------------------------------------------------------------------------------------
+
 const ARRAYS = ['agents', 'panes', 'tabs', 'workspaces', 'layouts'] as const
+const ARRAY_SET = new Set<string>(ARRAYS)
+
+type SnapshotCtx = Pick<PluginContext, 'herdr' | 'agentKinds'> & { home?: string }
+
+/** `session.snapshot` of one session, as herdr returns it. */
+export function sessionSnapshot(ctx: Pick<PluginContext, 'herdr'>, session: string): Promise<Record<string, any>> {
+  return ctx.herdr.call<{ snapshot: Record<string, any> }>(session, 'session.snapshot', {}).then((r) => r?.snapshot ?? {})
+}
 
 /**
- * The merged snapshot of every session: arrays concatenated with ids qualified and a `session`
- * label on each element, scalars from the default session, plus the agent fields the bridge
- * adds. A failing session is skipped; all failing is the first error.
+ * Concatenates per-session snapshots: arrays joined with ids qualified and a `session` label on
+ * each element, scalars from the first session given (the default one comes first).
  */
-export async function buildSnapshot(ctx: Pick<PluginContext, 'herdr' | 'agentKinds' | 'log'>, opts: { home?: string } = {}): Promise<Record<string, any>> {
-  const sessions = ctx.herdr.sessions()
-  const results = await Promise.allSettled(sessions.map((s) => ctx.herdr.call<{ snapshot: Record<string, any> }>(s, 'session.snapshot', {})))
+export function mergeSnapshots(parts: { session: string; snapshot: Record<string, any> }[]): Record<string, any> {
   const merged: Record<string, any> = {}
-  const okSessions: string[] = []
-  let firstError: unknown
-  results.forEach((r, i) => {
-    const session = sessions[i]
-    if (r.status === 'rejected') {
-      firstError ??= r.reason
-      return
-    }
-    okSessions.push(session)
-    const snap = qualify(session, r.value.snapshot ?? {})
+  for (const k of ARRAYS) merged[k] = []
+  for (const { session, snapshot } of parts) {
+    const snap = qualify(session, snapshot)
     for (const [k, v] of Object.entries(snap)) {
-      if ((ARRAYS as readonly string[]).includes(k) && Array.isArray(v)) {
-        merged[k] = [...(merged[k] ?? []), ...v.map((el: any) => ({ ...el, session }))]
-      } else if (!(k in merged) || i === 0) merged[k] = v
+      if (ARRAY_SET.has(k)) {
+        if (!Array.isArray(v)) continue
+        const into = merged[k] as unknown[]
+        for (const el of v) into.push(el && typeof el === 'object' ? strictTypes({ ...el, session }) : el)
+      } else if (!(k in merged)) merged[k] = v
     }
-  })
-  if (!okSessions.length) throw firstError ?? new HerdrError('unreachable', 'no herdr session is reachable')
-  for (const k of ARRAYS) merged[k] ??= []
-  merged.sessions = okSessions
-  merged.agents = await enrichAgents(ctx, merged.agents, opts.home)
+  }
+  merged.sessions = parts.map((p) => p.session)
   return merged
 }
 
-export async function enrichAgents(ctx: Pick<PluginContext, 'agentKinds'>, raw: AgentInfo[], home = process.env.HOME ?? ''): Promise<RankedAgent[]> {
+/**
+ * The merged snapshot of every session plus the agent fields the bridge adds, agents in client
+ * order. A failing session is skipped; when all fail, the first error is thrown.
+ */
+export async function buildSnapshot(ctx: SnapshotCtx, opts: { home?: string; branch?: BranchReader } = {}): Promise<Record<string, any>> {
+  const sessions = ctx.herdr.sessions()
+  const results = await Promise.allSettled(sessions.map((s) => sessionSnapshot(ctx, s)))
+  const parts: { session: string; snapshot: Record<string, any> }[] = []
+  let firstError: unknown
+  results.forEach((r, i) => {
+    if (r.status === 'fulfilled') parts.push({ session: sessions[i], snapshot: r.value })
+    else firstError ??= r.reason
+  })
+  if (!parts.length) throw firstError ?? new HerdrError('unreachable', 'no herdr session is reachable')
+  const merged = mergeSnapshots(parts)
+  merged.agents = await enrichAgents(ctx, merged.agents, { home: opts.home ?? ctx.home, branch: opts.branch })
+  return merged
+}
+
+/**
+ * Adds branch, attention_rank, recency_rank and the transcript-derived fields to agents already
+ * carrying `session`, and returns them sorted. Git runs once per distinct directory, in parallel.
+ */
+export async function enrichAgents(
+  ctx: Pick<PluginContext, 'agentKinds'>,
+  raw: AgentInfo[],
+  opts: { home?: string; branch?: BranchReader } = {},
+): Promise<RankedAgent[]> {
+  const home = opts.home ?? ''
+  const branch = opts.branch ?? branchOf
+  const dirs = new Map<string, Promise<string>>()
+  const branchFor = (dir: string | undefined) => {
+    if (!dir) return Promise.resolve('')
+    let p = dirs.get(dir)
+    if (!p) dirs.set(dir, (p = branch(dir).catch(() => '')))
+    return p
+  }
   const agents = await Promise.all(
     raw.map(async (a) => {
       const out = { ...a } as RankedAgent
       const t = ctx.agentKinds.get(a.agent)?.transcript
-      const [branch, last, subs] = await Promise.all([
-        branchOf(a.foreground_cwd || a.cwd),
-        t?.lastActivity?.(a, home).catch(() => undefined),
-        t?.subagentCounts?.(a, home).catch(() => undefined),
+      const [br, last, subs] = await Promise.all([
+        branchFor(a.foreground_cwd || a.cwd),
+        t?.lastActivity ? t.lastActivity(a, home).catch(() => undefined) : undefined,
+        t?.subagentCounts ? t.subagentCounts(a, home).catch(() => undefined) : undefined,
       ])
-      out.branch = branch
+      out.branch = br
       out.attention_rank = attentionRank(a.agent_status)
-      if (typeof last === 'number' && last > 0) out.last_activity_ts = last
-      if (subs && subs.total > 0) out.subagents = subs
+      if (isInt(last) && last > 0) out.last_activity_ts = last
+      else delete out.last_activity_ts
+      if (subs && isInt(subs.total) && isInt(subs.running) && subs.total > 0) out.subagents = { total: subs.total, running: subs.running }
+      else delete out.subagents
+      if (typeof out.session !== 'string') out.session = 'default'
       return out
     }),
   )

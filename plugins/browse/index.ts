@@ -1,3 +1,53 @@
-import { definePlugin } from '../../core/plugin.ts'
+import * as v from 'valibot'
+import { definePlugin, defineRoute, type PluginContext } from '../../core/plugin.ts'
+import { qualifyId } from '../../core/herdr/index.ts'
+import { deriveRoots } from './roots.ts'
+import { listDirectory, resolveBrowsePath } from './list.ts'
 
-export default definePlugin({ name: 'browse' })
+/**
+ * Read-only directory browser (spec 1 §4.6).
+ *   GET /browse?path=&hidden=1   directories only, confined to the derived roots; 403 outside,
+ *                                404 missing inside a root; at most 500 entries (`truncated`).
+ */
+
+interface Space {
+  dir: string
+  workspaceId: string
+}
+
+/** The directory of every open space in every session; a session that fails is skipped. */
+async function openSpaces(ctx: PluginContext): Promise<Space[]> {
+  const out: Space[] = []
+  const results = await Promise.allSettled(ctx.herdr.sessions().map(async (s) => ({ s, r: await ctx.herdr.call<{ snapshot: any }>(s, 'session.snapshot', {}, { timeoutMs: 3000 }) })))
+  for (const res of results) {
+    if (res.status !== 'fulfilled') continue
+    const { s, r } = res.value
+    const snap = r?.snapshot ?? {}
+    for (const w of snap.workspaces ?? []) {
+      const dir = w.worktree?.checkout_path || (snap.panes ?? []).find((p: any) => p.workspace_id === w.workspace_id && p.cwd)?.cwd
+      if (typeof dir === 'string' && dir) out.push({ dir, workspaceId: qualifyId(s, w.workspace_id) })
+    }
+  }
+  return out
+}
+
+export default definePlugin({
+  name: 'browse',
+  routes: [
+    defineRoute({
+      method: 'GET',
+      path: '/browse',
+      auth: 'device',
+      describe: 'List the directories of a host folder inside the browsable roots',
+      query: v.object({ path: v.optional(v.string()), hidden: v.optional(v.string()) }),
+      async handler({ query, ctx }) {
+        const spaces = await openSpaces(ctx)
+        const roots = deriveRoots(ctx.home, spaces.map((s) => s.dir))
+        const dir = resolveBrowsePath(query.path || roots[0]?.path || ctx.home, roots)
+        const openWorkspaces = new Map(spaces.map((s) => [s.dir, s.workspaceId]))
+        const hidden = query.hidden === '1' || query.hidden === 'true'
+        return listDirectory(dir, roots, { hidden, openWorkspaces })
+      },
+    }),
+  ],
+})

@@ -1,3 +1,36 @@
-import { definePlugin } from '../../core/plugin.ts'
+import * as v from 'valibot'
+import { definePlugin, defineRoute, defineAgentKind, type PluginContext } from '../../core/plugin.ts'
+import { fail } from '../../core/respond.ts'
+import { claudeCommands } from './claude.ts'
 
-export default definePlugin({ name: 'commands' })
+/**
+ * Slash commands of the agent in a pane (spec 1 §4.4).
+ *   GET /commands?pane=   {pane, agent_kind, commands}; 404 unknown or plain pane; a kind without
+ *                         a command surface → 200 with an empty list.
+ * Contributes the `commands` capability of the claude kind (read from disk on every request).
+ */
+export default definePlugin({
+  name: 'commands',
+  agentKinds: [defineAgentKind({ kind: 'claude', commands: async (cwd: string, ctx: PluginContext) => claudeCommands(cwd, ctx.home) })],
+  routes: [
+    defineRoute({
+      method: 'GET',
+      path: '/commands',
+      auth: 'device',
+      describe: "Slash commands and skills of the pane's agent",
+      query: v.object({ pane: v.pipe(v.string(), v.nonEmpty()) }),
+      invalid: 'missing pane',
+      async handler({ query, ctx }) {
+        const found = await ctx.herdr.getPane(query.pane)
+        if (!found) fail(404, 'no such pane')
+        const { pane } = found
+        if (!pane.agent) fail(404, 'no agent in this pane')
+        const agent = await ctx.herdr.getAgent(query.pane).catch(() => null)
+        const cwd = agent?.agent.cwd || pane.foreground_cwd || pane.cwd || ''
+        const kind = ctx.agentKinds.get(pane.agent)
+        const commands = kind?.commands ? await kind.commands(cwd, ctx) : []
+        return { pane: found.ref.qualified, agent_kind: pane.agent, commands }
+      },
+    }),
+  ],
+})

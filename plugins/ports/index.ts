@@ -1,3 +1,41 @@
-import { definePlugin } from '../../core/plugin.ts'
+import * as v from 'valibot'
+import { definePlugin, defineRoute } from '../../core/plugin.ts'
+import { fail } from '../../core/respond.ts'
+import { splitId, qualifyId } from '../../core/herdr/index.ts'
+import { portScanner, reachableHost, directUrl } from '../../core/ports/index.ts'
 
-export default definePlugin({ name: 'ports' })
+/**
+ * HTTP listeners on the host (spec 1 §4.4).
+ *   GET /ports[?pane=]   {ports: [{port, bind, pid, proc, loopback, pane?, agent?, url?}]} sorted by
+ *                        port; `pane` keeps that pane's listeners; 502 when the host cannot be scanned.
+ */
+export default definePlugin({
+  name: 'ports',
+  routes: [
+    defineRoute({
+      method: 'GET',
+      path: '/ports',
+      auth: 'device',
+      describe: 'HTTP listeners on the host, attributed to the pane that spawned them',
+      query: v.object({ pane: v.optional(v.string()) }),
+      async handler({ query, ctx, event }) {
+        let listeners
+        try {
+          listeners = await portScanner(ctx).scan()
+        } catch (err) {
+          fail(502, `port scan failed: ${(err as Error).message}`)
+        }
+        const want = query.pane ? (({ session, id }) => qualifyId(session, id))(splitId(query.pane)) : undefined
+        const host = reachableHost(event.req.headers.get('host'), ctx)
+        return {
+          ports: listeners
+            .filter((l) => !want || l.pane === want)
+            .map((l) => {
+              const url = directUrl(l, host)
+              return url ? { ...l, url } : { ...l }
+            }),
+        }
+      },
+    }),
+  ],
+})

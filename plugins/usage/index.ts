@@ -1,3 +1,53 @@
-import { definePlugin } from '../../core/plugin.ts'
+import { definePlugin, defineRoute, defineAgentKind, type PluginContext } from '../../core/plugin.ts'
+import { createClaudeUsage, DEFAULT_USAGE_URL, type UsageReader } from './claude.ts'
 
-export default definePlugin({ name: 'usage' })
+/**
+ * Quota usage of agent kinds that have one (spec 1 §4.4).
+ *   GET /usage   {fetched_at, claude: {available, reason?, subscription_type, five_hour, seven_day, …}}
+ *
+ * Options: `[usage, { url }]`, or env BRIDGE_USAGE_URL, replace the provider endpoint (tests use
+ * a local stand-in). The credential is read from ~/.claude/.credentials.json and never returned.
+ */
+
+export interface UsageOptions {
+  url?: string
+}
+
+const READER = 'usage.claude'
+
+function reader(ctx: PluginContext): UsageReader {
+  let r = ctx.services.get(READER) as UsageReader | undefined
+  if (!r) {
+    r = createClaudeUsage({ home: ctx.home, url: ctx.env.BRIDGE_USAGE_URL || DEFAULT_USAGE_URL, now: ctx.now })
+    ctx.services.set(READER, r)
+  }
+  return r
+}
+
+export default definePlugin<UsageOptions>({
+  name: 'usage',
+  setup(ctx, options) {
+    if (options?.url) ctx.services.set(READER, createClaudeUsage({ home: ctx.home, url: options.url, now: ctx.now }))
+  },
+  agentKinds: [defineAgentKind({ kind: 'claude', usage: (ctx: PluginContext) => reader(ctx).read() })],
+  routes: [
+    defineRoute({
+      method: 'GET',
+      path: '/usage',
+      auth: 'device',
+      describe: 'Quota usage per agent kind, read live from the host credential (cached 1 min)',
+      async handler({ ctx }) {
+        const out: Record<string, unknown> = { fetched_at: new Date(ctx.now()).toISOString() }
+        for (const k of ctx.agentKinds.list()) {
+          if (typeof k.usage !== 'function') continue
+          try {
+            out[k.kind] = await k.usage(ctx)
+          } catch (err) {
+            out[k.kind] = { available: false, reason: `usage read failed: ${(err as Error).message}` }
+          }
+        }
+        return out
+      },
+    }),
+  ],
+})

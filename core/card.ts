@@ -1,0 +1,216 @@
+/**
+ * The agent state card (spec 2 §2.1), built from the agent-kind registry so that the card route
+ * and push notifications read the same thing without importing a plugin. The parsers live in
+ * the plugins that contribute them (plugins/agent-state); this file only orders the reads.
+ */
+import type { PluginContext } from './plugin.ts'
+import type { AgentInfo, PaneRef } from './herdr/index.ts'
+import { HerdrError } from './herdr/index.ts'
+
+export interface CardOption {
+  /** The number typed to pick it; 0 for a key-only option. */
+  index: number
+  label: string
+  selected: boolean
+  /** Raw keystroke for an option with no number (`esc`). */
+  key?: string
+}
+
+export interface CardBlocked {
+  question: string
+  options: CardOption[]
+  category?: string
+}
+
+export interface Card {
+  pane_id: string
+  agent_kind: string
+  agent_status: string
+  permission_mode?: string
+  headline: string
+  detail: string
+  blocked?: CardBlocked
+  transcript?: string[]
+  parsed: boolean
+}
+
+/** What a screen parser found: the question and choices of a blocking prompt. */
+export interface ScreenParse {
+  question: string
+  options: CardOption[]
+  /** What is being approved (the command, the file), plain lines. */
+  context?: string
+}
+
+export interface SummaryInput {
+  /** herdr's detection text (the bottom of the screen). */
+  detection: string
+  /** The visible screen, or scrollback when `?recent=1`. */
+  recent: string
+  /** The pane's terminal title. */
+  title: string
+  status: string
+  /** The parse of a blocked screen, when the agent is blocked and a prompt was recognised. */
+  blocked?: ScreenParse
+}
+
+export interface Summary {
+  headline: string
+  detail: string
+  transcript?: string[]
+}
+
+/** A question served by the kind's own service rather than drawn on screen (opencode forms). */
+export interface PendingQuestion {
+  question: string
+  options: CardOption[]
+  category?: string
+  /** Free-form answers are accepted. */
+  custom: boolean
+}
+
+export type QuestionAnswer = { index: number } | { text: string } | { dismiss: true }
+
+export interface QuestionService {
+  /** The pending question, or null when there is none or the service cannot be reached. */
+  pending(ctx: PluginContext, agent: AgentInfo): Promise<PendingQuestion | null>
+  /** Answers the pending question; false when there was nothing this answer could be given to. */
+  answer(ctx: PluginContext, agent: AgentInfo, answer: QuestionAnswer): Promise<boolean>
+}
+
+export type ParseScreen = (screen: string) => ScreenParse | null
+export type Summarize = (input: SummaryInput) => Summary
+
+/** The kind used for agents whose own kind contributes no screen summary. */
+export const FALLBACK_KIND = 'generic'
+
+/** `agent.get` failed for a reason other than "no such agent". */
+export class CardReadError extends Error {}
+
+export interface ReadCardOptions {
+  /** Read scrollback (visibly scrolls an alternate-screen agent); the visible screen otherwise. */
+  recent?: boolean
+  /** The agent as already read, to skip `agent.get`. */
+  agent?: AgentInfo
+}
+
+export function normStatus(s: unknown): string {
+  const v = typeof s === 'string' ? s.trim().toLowerCase() : ''
+  return v === 'idle' || v === 'working' || v === 'blocked' || v === 'done' ? v : 'unknown'
+}
+
+export const normKind = (k: unknown) => (typeof k === 'string' ? k.trim().toLowerCase() : '')
+
+/**
+ * Reads the card for a client pane id. Null when there is no agent there (or no such session);
+ * CardReadError when herdr could not answer `agent.get`. Screen reads, the transcript, explain
+ * and the question service are best effort: a failure thins the card, never fails it.
+ */
+export async function readCard(ctx: PluginContext, pane: string, opts: ReadCardOptions = {}): Promise<Card | null> {
+  let ref: PaneRef
+  let agent: AgentInfo
+  try {
+    ref = await ctx.herdr.resolve(pane)
+    if (opts.agent) agent = opts.agent
+    else {
+      const got = await ctx.herdr.getAgent(pane)
+      if (!got) return null
+      agent = got.agent
+    }
+  } catch (err) {
+    if (err instanceof HerdrError && (err.notFound || err.code === 'session_not_found')) return null
+    throw new CardReadError(`herdr agent get ${pane}: ${(err as Error).message}`)
+  }
+  const kind = normKind(agent.agent)
+  if (!kind) return null
+  const status = normStatus(agent.agent_status)
+  const caps = ctx.agentKinds.get(kind)
+  const fallback = ctx.agentKinds.get(FALLBACK_KIND)
+  const read = (source: string, lines?: number) =>
+    ctx.herdr
+      .call<{ read?: { text?: string } }>(ref.session, 'agent.read', { target: ref.id, source, format: 'text', ...(lines ? { lines } : {}) })
+      .then((r) => r?.read?.text ?? '')
+
+  const [detection, recent] = await Promise.all([
+    read('detection').catch(() => ''),
+    (opts.recent
+      ? read('recent_unwrapped', 80).catch((err) => (err instanceof HerdrError && err.code === 'agent_not_idle' ? read('visible', 80) : ''))
+      : read('visible')
+    ).catch(() => ''),
+  ])
+
+  const parseScreen = caps?.parseScreen
+  const summarize = caps?.summarize ?? fallback?.summarize
+  const service = caps?.questionService
+  const blockedNow = status === 'blocked'
+
+  const [pending, category] = blockedNow && parseScreen
+    ? await Promise.all([service ? service.pending(ctx, agent).catch(() => null) : null, explainCategory(ctx, ref).catch(() => undefined)])
+    : [null, undefined]
+
+  let parse: ScreenParse | null = null
+  if (pending) parse = { question: pending.question, options: pending.options }
+  else if (blockedNow && parseScreen) parse = safe(() => parseScreen(detection), null) ?? safe(() => parseScreen(recent), null)
+
+  const title = agent.terminal_title_stripped ?? ''
+  const input: SummaryInput = { detection, recent, title, status, blocked: parse ?? undefined }
+  let summary = summarize ? safe(() => summarize(input), null) : null
+  if (!blockedNow) {
+    // The conversation itself says best what the agent is doing; the screen is the fallback.
+    const fromTranscript = await transcriptSummary(caps, agent, ctx).catch(() => undefined)
+    if (fromTranscript) summary = { ...summary, ...fromTranscript }
+  }
+  summary ??= { headline: title || `Agent ${status}`, detail: '' }
+
+  const card: Card = { pane_id: pane, agent_kind: kind, agent_status: status, headline: summary.headline || title || `Agent ${status}`, detail: summary.detail ?? '', parsed: !!parseScreen }
+  const mode = caps?.permissionMode ? safe(() => caps.permissionMode!(detection), undefined) : undefined
+  if (mode) card.permission_mode = mode
+  if (blockedNow && parseScreen) {
+    // A prompt we cannot read still blocks; the last thing the agent said is the best question.
+    const blocked: CardBlocked = parse ? { question: parse.question, options: parse.options } : { question: firstLine(summary.detail), options: [] }
+    const cat = pending?.category ?? category
+    if (cat) blocked.category = cat
+    card.blocked = blocked
+  }
+  if (summary.transcript) card.transcript = summary.transcript
+  // Key order as the spec lists the fields.
+  return {
+    pane_id: card.pane_id,
+    agent_kind: card.agent_kind,
+    agent_status: card.agent_status,
+    ...(card.permission_mode ? { permission_mode: card.permission_mode } : {}),
+    headline: card.headline,
+    detail: card.detail,
+    ...(card.blocked ? { blocked: card.blocked } : {}),
+    ...(card.transcript ? { transcript: card.transcript } : {}),
+    parsed: card.parsed,
+  }
+}
+
+/** herdr's detection rule that matched, as the card's coarse category. */
+async function explainCategory(ctx: PluginContext, ref: PaneRef): Promise<string | undefined> {
+  const r = await ctx.herdr.call<{ explain?: { evaluated_rules?: { id?: string; matched?: boolean }[] } }>(ref.session, 'agent.explain', { target: ref.id })
+  const rule = r?.explain?.evaluated_rules?.find((x) => x && x.matched === true && typeof x.id === 'string' && x.id)
+  return rule?.id
+}
+
+/** The transcript capability's summary, when the kind has a reader that offers one. */
+async function transcriptSummary(caps: ReturnType<PluginContext['agentKinds']['get']>, agent: AgentInfo, ctx: PluginContext): Promise<Partial<Summary> | undefined> {
+  const fn = caps?.transcript?.summary
+  if (typeof fn !== 'function') return undefined
+  const s = await fn(agent, ctx.home)
+  if (!s || typeof s.headline !== 'string' || !s.headline) return undefined
+  return { headline: s.headline, detail: typeof s.detail === 'string' ? s.detail : '', ...(Array.isArray(s.transcript) ? { transcript: s.transcript } : {}) }
+}
+
+function firstLine(s: string): string {
+  return s.split('\n').find((l) => l.trim())?.trim() ?? ''
+}
+
+function safe<T, F>(fn: () => T, fallback: F): T | F {
+  try {
+    return fn()
+  } catch {
+    return fallback
+  }
+}

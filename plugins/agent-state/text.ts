@@ -1,0 +1,143 @@
+/**
+ * Text rules shared by every screen parser: ANSI stripping, rule / box-only / chrome lines,
+ * numbered options, truncation. Pure functions; nothing here throws on any input.
+ */
+import type { CardOption } from '../../core/card.ts'
+
+// CSI, OSC (BEL or ST terminated), other two-byte escapes, then stray control bytes but \n and \t.
+const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]|[\x00-\x08\x0b-\x1f\x7f]/g
+
+export function stripAnsi(s: string): string {
+  return s.replace(/\r\n?/g, '\n').replace(ANSI, '')
+}
+
+/** Screen text → lines with ANSI removed and trailing spaces trimmed. */
+export function screenLines(text: string | undefined | null): string[] {
+  if (!text) return []
+  return stripAnsi(text)
+    .split('\n')
+    .map((l) => l.replace(/\s+$/, ''))
+}
+
+/** A horizontal rule: only `─` (6+ in a row) and spaces, or any line with a 20+ `─` run (title bars). */
+export function isRule(line: string): boolean {
+  return /^\s*─{6,}[\s─]*$/.test(line) || /─{20}/.test(line)
+}
+
+const BOX_ONLY = /^[\s─│╭╮╰╯├┤┬┴┼█▛▜▝▘▀▄▐▌▙▟▖▗✻✳·━┃┏┓┗┛┣┫┳┻╋═║╔╗╚╝╠╣╦╩╬┌┐└┘]*$/u
+
+export function isBoxOnly(line: string): boolean {
+  return BOX_ONLY.test(line)
+}
+
+export function isBlank(line: string): boolean {
+  return line.trim() === ''
+}
+
+const NUMBERED = /^\s*(❯\s*)?(\d{1,3})\.\s+(\S.*)$/
+
+export interface NumberedLine {
+  index: number
+  label: string
+  selected: boolean
+}
+
+/** `  ❯ 2. Yes, and don't ask again` → {index: 2, label, selected: true}; else null. */
+export function numberedOption(line: string, markers = /^❯\s*/): NumberedLine | null {
+  const trimmed = line.replace(/^\s+/, '')
+  const marker = markers.exec(trimmed)
+  const rest = marker ? trimmed.slice(marker[0].length) : trimmed
+  const m = /^(\d{1,3})\.\s+(\S.*)$/.exec(rest)
+  if (!m) return null
+  const label = cleanText(m[2])
+  if (!label) return null
+  return { index: Number(m[1]), label, selected: !!marker }
+}
+
+/** True when the line starts a numbered menu at 1. */
+export function startsMenu(line: string, markers = /^❯\s*/): boolean {
+  return numberedOption(line, markers)?.index === 1
+}
+
+export function toOption(n: NumberedLine): CardOption {
+  return { index: n.index, label: n.label, selected: n.selected }
+}
+
+const CHROME = [
+  'mode on (shift+tab',
+  'manual mode on',
+  'auto mode on',
+  'esc to interrupt',
+  '? for shortcuts',
+  'enter to select',
+  'esc to cancel',
+  'tab to amend',
+  'ctrl+e to explain',
+  'tab/arrow keys',
+  '↑/↓ to navigate',
+  'for getting started',
+  'welcome back',
+  '/release-notes',
+  'claude code v',
+]
+
+/** UI furniture rather than content: key hints, mode lines, the input prompt. */
+export function isChrome(line: string): boolean {
+  const lower = line.toLowerCase()
+  if (CHROME.some((c) => lower.includes(c))) return true
+  const t = line.trim()
+  return t.startsWith('❯') && !NUMBERED.test(t)
+}
+
+const QUESTION_PHRASES = ['do you want to', 'would you like to', 'proceed?', 'allow this', 'trust the files', 'overwrite?']
+
+/** Ends in `?` or reads like an approval question. */
+export function isQuestionShaped(line: string): boolean {
+  const t = line.trim()
+  if (!t) return false
+  if (t.endsWith('?')) return true
+  const lower = t.toLowerCase()
+  return QUESTION_PHRASES.some((p) => lower.includes(p))
+}
+
+/** Spinner status line: a glyph, a word, then `…` (`✻ Thinking…`). */
+export function isSpinner(line: string): boolean {
+  return /^\s*[✻✳✽∗*·✶✢\u2800-\u28ff]\s+\S+.*…/u.test(line)
+}
+
+// Box drawing and block elements; stripped from every text field the card carries.
+const BOX_CHARS = /[\u2500-\u259f]/g
+
+/** Removes box-drawing glyphs and ANSI, collapses the gaps they leave at the ends. */
+export function cleanText(s: string): string {
+  return stripAnsi(s).replace(BOX_CHARS, '').trim()
+}
+
+/** Strips one panel border glyph (and the space beside it) from each end of a line. */
+export function unbox(line: string, borders = '│┃┊╎┆┇┋║'): string {
+  const cls = `[${borders}]`
+  return line.replace(new RegExp(`^(\\s*)${cls} ?`, 'u'), '$1').replace(new RegExp(` ?${cls}\\s*$`, 'u'), '')
+}
+
+/** Trim; past n characters keep n−1 and add `…`. Counts code points, not UTF-16 units. */
+export function truncate(s: string, n = 120): string {
+  const t = s.trim()
+  const chars = Array.from(t)
+  if (chars.length <= n) return t
+  return chars.slice(0, n - 1).join('').trimEnd() + '…'
+}
+
+/** Lines a reader would call content: no blanks, rules, box-only lines or chrome. */
+export function readableLines(lines: string[]): string[] {
+  const out: string[] = []
+  for (const l of lines) {
+    if (isBlank(l) || isRule(l) || isBoxOnly(l) || isChrome(l)) continue
+    const c = cleanText(l)
+    if (c) out.push(c)
+  }
+  return out
+}
+
+export function firstLine(s: string): string {
+  return s.split('\n').find((l) => l.trim())?.trim() ?? ''
+}

@@ -1,0 +1,104 @@
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs'
+import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { HttpError } from '../../core/respond.ts'
+import { rootOf, type BrowseRoot } from './roots.ts'
+
+/** Most entries one listing returns; the rest are cut and `truncated` is set. */
+export const BROWSE_LIMIT = 500
+
+export interface BrowseEntry {
+  name: string
+  path: string
+  is_repo: boolean
+  is_symlink: boolean
+  open_workspace_id: string
+}
+
+export interface BrowseResult {
+  path: string
+  parent: string
+  is_repo: boolean
+  open_workspace_id: string
+  roots: BrowseRoot[]
+  entries: BrowseEntry[]
+  truncated: boolean
+  limit: number
+}
+
+const OUTSIDE = 'path is outside the browsable roots'
+
+/**
+ * Resolves a caller path for browsing: `..` and symlinks are resolved before the root check, and a
+ * path that does not resolve is "missing" only when it lies nominally inside a root; outside, it
+ * gets the same 403 as an existing path, so nothing outside the roots can be probed.
+ */
+export function resolveBrowsePath(input: string, roots: BrowseRoot[]): string {
+  if (!isAbsolute(input)) throw new HttpError(400, 'path must be absolute')
+  if (input.includes('\0')) throw new HttpError(400, 'path must not contain NUL')
+  const nominal = resolve(input)
+  let real: string
+  try {
+    real = realpathSync(nominal)
+  } catch {
+    throw new HttpError(rootOf(nominal, roots) ? 404 : 403, rootOf(nominal, roots) ? 'no such directory' : OUTSIDE)
+  }
+  if (!rootOf(real, roots)) throw new HttpError(403, OUTSIDE)
+  let isDir = false
+  try {
+    isDir = statSync(real).isDirectory()
+  } catch {}
+  if (!isDir) throw new HttpError(404, 'not a directory')
+  return real
+}
+
+export const isRepo = (dir: string) => existsSync(join(dir, '.git'))
+
+/** Directories (and symlinks to directories inside the roots) of `dir`, sorted by name. */
+export function listDirectory(
+  dir: string,
+  roots: BrowseRoot[],
+  opts: { hidden: boolean; openWorkspaces: Map<string, string>; limit?: number },
+): BrowseResult {
+  const limit = opts.limit ?? BROWSE_LIMIT
+  let dirents: import('node:fs').Dirent[]
+  try {
+    dirents = readdirSync(dir, { withFileTypes: true })
+  } catch {
+    throw new HttpError(403, 'directory is not readable')
+  }
+  const entries: BrowseEntry[] = []
+  for (const d of dirents) {
+    if (!opts.hidden && d.name.startsWith('.')) continue
+    const path = join(dir, d.name)
+    let isSymlink = false
+    let target = path
+    if (d.isSymbolicLink()) {
+      isSymlink = true
+      try {
+        target = realpathSync(path)
+        if (!statSync(target).isDirectory() || !rootOf(target, roots)) continue
+      } catch {
+        continue
+      }
+    } else if (!d.isDirectory()) continue
+    entries.push({
+      name: d.name,
+      path,
+      is_repo: isRepo(target),
+      is_symlink: isSymlink,
+      open_workspace_id: opts.openWorkspaces.get(path) ?? opts.openWorkspaces.get(target) ?? '',
+    })
+  }
+  entries.sort((a, b) => a.name.localeCompare(b.name, 'en', { sensitivity: 'base' }) || (a.name < b.name ? -1 : 1))
+  const parent = dirname(dir)
+  return {
+    path: dir,
+    parent: parent !== dir && rootOf(parent, roots) ? parent : '',
+    is_repo: isRepo(dir),
+    open_workspace_id: opts.openWorkspaces.get(dir) ?? '',
+    roots,
+    entries: entries.slice(0, limit),
+    truncated: entries.length > limit,
+    limit,
+  }
+}

@@ -1,0 +1,168 @@
+import type { Message } from 'firebase-admin/messaging'
+
+/**
+ * What goes into a push: the alert text a person reads on a lock screen, and the FCM v1
+ * messages that carry it. Every FCM data value must be a string (FCM rejects anything else and
+ * the reference client casts strictly), so this module is the only place data maps are built.
+ */
+
+export const BODY_MAX = 240
+
+export interface AndroidChannels {
+  blocked: string
+  done: string
+}
+
+/** The channel ids the reference mobile client creates (client-compat §4, R18). */
+export const DEFAULT_ANDROID_CHANNELS: AndroidChannels = { blocked: 'gothalo_blocked', done: 'gothalo_done' }
+
+export interface CardOption {
+  index: number
+  label: string
+  selected: boolean
+  key?: string
+}
+
+/** The parts of the live card an alert uses; every field is best effort. */
+export interface AlertCard {
+  question?: string
+  options?: CardOption[]
+  category?: string
+  headline?: string
+  detail?: string
+}
+
+export interface AlertInput {
+  serverId: string
+  serverName: string
+  /** Client-facing pane id (session-qualified when not the default session). */
+  pane: string
+  status: 'blocked' | 'done'
+  /** Undefined when the agent could not be read; the key is then left out rather than guessed. */
+  seq?: number
+  agentTitle: string
+  card?: AlertCard | null
+}
+
+export interface Alert {
+  tag: string
+  status: 'blocked' | 'done'
+  title: string
+  body: string
+  /** Data keys shared by both renders (without `render`). */
+  data: Record<string, string>
+}
+
+export const tagOf = (serverId: string, pane: string) => `${serverId}/${pane}`
+
+/** Cuts to `max` code points (never inside a surrogate pair), ending with an ellipsis when cut. */
+export function capText(s: string, max = BODY_MAX): string {
+  const chars = Array.from(s)
+  return chars.length <= max ? s : chars.slice(0, max - 1).join('') + '…'
+}
+
+const oneLine = (s: string | undefined) => (s ?? '').replace(/\s+/g, ' ').trim()
+
+export function composeTitle(serverName: string, agentTitle: string, pane: string): string {
+  const who = oneLine(agentTitle) || pane
+  const server = oneLine(serverName)
+  return server ? `${server} · ${who}` : who
+}
+
+/** "Needs you — <question> · 1. Yes / 2. No" or "Finished — <headline>". */
+export function composeBody(status: 'blocked' | 'done', card?: AlertCard | null): string {
+  if (status === 'blocked') {
+    const q = oneLine(card?.question)
+    let body = q ? `Needs you — ${q}` : 'Needs you'
+    const opts = (card?.options ?? []).slice(0, 4).map((o) => (o.index > 0 ? `${o.index}. ${oneLine(o.label)}` : oneLine(o.label))).filter(Boolean)
+    if (q && opts.length) body += ` · ${opts.join(' / ')}`
+    return capText(body)
+  }
+  const firstDetail = (card?.detail ?? '').split('\n').map((l) => l.trim()).find(Boolean)
+  const what = oneLine(card?.headline) || oneLine(firstDetail)
+  return capText(what ? `Finished — ${what}` : 'Finished')
+}
+
+export function composeAlert(input: AlertInput): Alert {
+  const title = composeTitle(input.serverName, input.agentTitle, input.pane)
+  const body = composeBody(input.status, input.card)
+  const data: Record<string, string> = {
+    type: 'alert',
+    agent: input.pane,
+    status: input.status,
+    server_id: input.serverId,
+    server_name: input.serverName,
+    agent_title: oneLine(input.agentTitle),
+    title,
+    body,
+  }
+  if (input.seq !== undefined && Number.isInteger(input.seq)) data.state_change_seq = String(input.seq)
+  const card = input.card
+  if (input.status === 'blocked' && card) {
+    if (card.question?.trim()) data.question = card.question.trim()
+    if (card.options?.length) {
+      data.options = JSON.stringify(
+        card.options.map((o) => ({ index: o.index, label: o.label, selected: !!o.selected, ...(o.key ? { key: o.key } : {}) })),
+      )
+    }
+    if (card.category) data.category = card.category
+  }
+  return { tag: tagOf(input.serverId, input.pane), status: input.status, title, body, data }
+}
+
+const WEBPUSH = { headers: { Urgency: 'high', TTL: '3600' } }
+
+/**
+ * The two messages of one alert for one device: `render: 'os'` with a notification block the
+ * OS draws without the app, then `render: 'app'` data-only so the app redraws the same tag
+ * with action buttons.
+ */
+export function alertMessages(token: string, alert: Alert, channels: AndroidChannels): [Message, Message] {
+  const channelId = alert.status === 'blocked' ? channels.blocked : channels.done
+  const os: Message = {
+    token,
+    data: { ...alert.data, render: 'os' },
+    notification: { title: alert.title, body: alert.body },
+    android: {
+      priority: 'high',
+      collapseKey: alert.tag,
+      notification: { tag: alert.tag, channelId, priority: 'high', defaultSound: true },
+    },
+    webpush: WEBPUSH,
+  }
+  const app: Message = {
+    token,
+    data: { ...alert.data, render: 'app' },
+    android: { priority: 'high', collapseKey: alert.tag },
+    webpush: WEBPUSH,
+  }
+  return [os, app]
+}
+
+/** Data-only: the client cancels the tray notification tagged `<server_id>/<pane>`. */
+export function dismissMessage(token: string, serverId: string, pane: string): Message {
+  return {
+    token,
+    data: { type: 'dismiss', agent: pane, server_id: serverId },
+    android: { priority: 'high', collapseKey: tagOf(serverId, pane) },
+    webpush: WEBPUSH,
+  }
+}
+
+/** A card as core/card.ts returns it (the `/agent-state` shape), reduced to what alerts use. */
+export function cardForAlert(card: any): AlertCard | null {
+  if (!card || typeof card !== 'object') return null
+  const b = card.blocked && typeof card.blocked === 'object' ? card.blocked : {}
+  const options = Array.isArray(b.options)
+    ? b.options
+        .filter((o: any) => o && typeof o.label === 'string')
+        .map((o: any) => ({ index: Number.isInteger(o.index) ? o.index : 0, label: o.label, selected: !!o.selected, ...(typeof o.key === 'string' && o.key ? { key: o.key } : {}) }))
+    : undefined
+  return {
+    question: typeof b.question === 'string' ? b.question : undefined,
+    options,
+    category: typeof b.category === 'string' ? b.category : undefined,
+    headline: typeof card.headline === 'string' ? card.headline : undefined,
+    detail: typeof card.detail === 'string' ? card.detail : undefined,
+  }
+}

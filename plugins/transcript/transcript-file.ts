@@ -1,0 +1,225 @@
+/**
+ * A transcript file read through an index of its lines: one streaming pass records, for every
+ * line that yields entries, its byte offset, length and the entries before it. Pages are then
+ * read straight from disk by seq; the file's contents are never held in memory.
+ */
+import { open, stat } from 'node:fs/promises'
+import type { Entry, RawEntry } from './entry.ts'
+
+export type Normalizer = (line: string) => RawEntry[]
+
+const CHUNK = 1 << 20
+/** Lines longer than this are not parsed: they become one placeholder entry. */
+export const MAX_LINE = 8 << 20
+/** Byte span merged into one read when paging. */
+const SPAN = 4 << 20
+const GAP = 64 << 10
+
+export class TranscriptFile {
+  /** seq of the entry before the first indexed one (grows when the file is truncated). */
+  private base = 0
+  private count = 0
+  /** End of the last complete line consumed. */
+  private indexed = 0
+  private ino: number | undefined
+  private n = 0
+  private offs = new Float64Array(1024)
+  private lens = new Float64Array(1024)
+  private cum = new Float64Array(1024)
+  private refreshing: Promise<void> | null = null
+
+  constructor(
+    readonly path: string,
+    private readonly normalize: Normalizer,
+  ) {}
+
+  /** seq of the newest entry; equals the entry count when the file was never truncated. */
+  get total(): number {
+    return this.base + this.count
+  }
+
+  /** seq of the oldest entry still readable. */
+  get first(): number {
+    return this.base + 1
+  }
+
+  get exists(): boolean {
+    return this.ino !== undefined
+  }
+
+  /** Indexes whatever complete lines were appended since the last call. Concurrent calls share one pass. */
+  refresh(): Promise<void> {
+    return (this.refreshing ??= this.doRefresh().finally(() => (this.refreshing = null)))
+  }
+
+  private async doRefresh(): Promise<void> {
+    let st
+    try {
+      st = await stat(this.path)
+    } catch {
+      return // not there (yet): an empty source that starts when the file appears
+    }
+    if (!st.isFile()) return
+    if (this.ino !== undefined && (st.ino !== this.ino || st.size < this.indexed)) {
+      // Replaced or truncated: realign without replaying; seqs keep increasing.
+      this.base = this.total
+      this.count = 0
+      this.n = 0
+      this.indexed = st.ino !== this.ino ? 0 : st.size
+    }
+    this.ino = st.ino
+    if (st.size <= this.indexed) return
+    const fh = await open(this.path, 'r')
+    try {
+      await this.scan(fh, st.size)
+    } finally {
+      await fh.close()
+    }
+  }
+
+  private async scan(fh: import('node:fs/promises').FileHandle, size: number): Promise<void> {
+    const buf = Buffer.allocUnsafe(CHUNK)
+    let pos = this.indexed
+    // Bytes of an unfinished line carried from the previous chunk (none once it is oversized).
+    let carry: Buffer[] = []
+    let carryLen = 0
+    let lineStart = pos
+    let oversized = false
+    while (pos < size) {
+      const { bytesRead } = await fh.read(buf, 0, Math.min(CHUNK, size - pos), pos)
+      if (bytesRead <= 0) break
+      let s = 0
+      while (s < bytesRead) {
+        const nl = buf.indexOf(10, s)
+        const e = nl < 0 || nl >= bytesRead ? bytesRead : nl
+        if (!oversized) {
+          if (carryLen + (e - s) > MAX_LINE) {
+            oversized = true
+            carry = []
+            carryLen = 0
+          } else if (nl < 0 || nl >= bytesRead) {
+            carry.push(Buffer.from(buf.subarray(s, e)))
+            carryLen += e - s
+          }
+        }
+        if (nl < 0 || nl >= bytesRead) break
+        const lineEnd = pos + e
+        let k: number
+        if (oversized) k = 1
+        else {
+          const text = carryLen ? Buffer.concat([...carry, buf.subarray(s, e)]).toString('utf8') : buf.toString('utf8', s, e)
+          k = this.countOf(text)
+        }
+        if (k > 0) this.push(lineStart, lineEnd - lineStart, k)
+        this.indexed = lineEnd + 1
+        lineStart = lineEnd + 1
+        carry = []
+        carryLen = 0
+        oversized = false
+        s = e + 1
+      }
+      pos += bytesRead
+    }
+  }
+
+  private countOf(line: string): number {
+    if (!line.trim()) return 0
+    try {
+      return this.normalize(line).length
+    } catch {
+      return 1
+    }
+  }
+
+  private push(off: number, len: number, k: number): void {
+    if (this.n === this.offs.length) {
+      const grow = (a: Float64Array) => {
+        const b = new Float64Array(a.length * 2)
+        b.set(a)
+        return b
+      }
+      this.offs = grow(this.offs)
+      this.lens = grow(this.lens)
+      this.cum = grow(this.cum)
+    }
+    this.offs[this.n] = off
+    this.lens[this.n] = len
+    this.cum[this.n] = this.count
+    this.n++
+    this.count += k
+  }
+
+  /** Entries with from ≤ seq ≤ to, oldest first, read from disk. */
+  async read(from: number, to: number): Promise<Entry[]> {
+    from = Math.max(from, this.first)
+    to = Math.min(to, this.total)
+    if (from > to || this.n === 0) return []
+    const base = this.base
+    const n = this.n
+    const offs = this.offs
+    const lens = this.lens
+    const cum = this.cum
+    // Last line whose first entry is at or before `from`.
+    let lo = 0
+    let hi = n - 1
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1
+      if (base + cum[mid] + 1 <= from) lo = mid
+      else hi = mid - 1
+    }
+    const out: Entry[] = []
+    const fh = await open(this.path, 'r').catch(() => null)
+    if (!fh) return []
+    try {
+      let i = lo
+      while (i < n && base + cum[i] + 1 <= to) {
+        // One read for a run of nearby lines.
+        let j = i + 1
+        while (j < n && base + cum[j] + 1 <= to && offs[j] + lens[j] - offs[i] <= SPAN && offs[j] - (offs[j - 1] + lens[j - 1]) <= GAP) j++
+        const spanStart = offs[i]
+        const spanLen = offs[j - 1] + lens[j - 1] - spanStart
+        const buf = lens[i] > MAX_LINE && j === i + 1 ? null : Buffer.allocUnsafe(spanLen)
+        if (buf) await fh.read(buf, 0, spanLen, spanStart)
+        for (let r = i; r < j; r++) {
+          const first = base + cum[r] + 1
+          const k = (r + 1 < n ? cum[r + 1] : this.count) - cum[r]
+          let entries: RawEntry[]
+          if (lens[r] > MAX_LINE || !buf) entries = [{ id: '', role: 'system', kind: 'message', text: `[line of ${lens[r]} bytes not shown]`, parsed: false }]
+          else {
+            const text = buf.toString('utf8', offs[r] - spanStart, offs[r] - spanStart + lens[r])
+            try {
+              entries = this.normalize(text)
+            } catch {
+              entries = [{ id: '', role: 'system', kind: 'message', parsed: false }]
+            }
+          }
+          // The index promised k entries for this line; keep seqs aligned even if it changed.
+          for (let e = 0; e < k; e++) {
+            const seq = first + e
+            if (seq < from || seq > to) continue
+            const raw = entries[e] ?? { id: '', role: 'system', kind: 'message', parsed: false }
+            out.push({ ...raw, id: raw.id || `seq-${seq}`, seq })
+          }
+        }
+        i = j
+      }
+    } finally {
+      await fh.close()
+    }
+    return out
+  }
+}
+
+const cache = new Map<string, TranscriptFile>()
+const CACHE_MAX = 16
+
+/** One shared index per file and reader, so reconnects and parallel streams skip the indexing pass. */
+export function openTranscript(path: string, normalize: Normalizer, key = ''): TranscriptFile {
+  const id = `${key}\0${path}`
+  let f = cache.get(id)
+  if (f) cache.delete(id)
+  else f = new TranscriptFile(path, normalize)
+  cache.set(id, f)
+  while (cache.size > CACHE_MAX) cache.delete(cache.keys().next().value!)
+  return f
+}

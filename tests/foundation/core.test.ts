@@ -1,0 +1,183 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { mkdtempSync, readFileSync, statSync, writeFileSync, mkdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { WebSocket } from 'undici'
+import { startBridge, type TestBridge } from '../harness/bridge.ts'
+import { loadConfig } from '../../core/config.ts'
+import { loadPlugins } from '../../core/loader.ts'
+import { definePlugin, defineRoute, defineWebSocket } from '../../core/plugin.ts'
+import pairing from '../../plugins/pairing/index.ts'
+import web from '../../plugins/web/index.ts'
+
+let b: TestBridge | undefined
+afterEach(async () => {
+  await b?.close()
+  b = undefined
+})
+
+/** A plugin that counts what reaches its handlers, to prove refused requests do no work. */
+function probe() {
+  const calls = { route: 0, ws: 0 }
+  const plugin = definePlugin({
+    name: 'probe',
+    routes: [
+      defineRoute({ method: 'POST', path: '/probe', auth: 'device', handler: () => (calls.route++, { ok: true }) }),
+      defineRoute({ method: 'GET', path: '/probe/admin', auth: 'admin', errors: 'json', handler: () => (calls.route++, { ok: true }) }),
+    ],
+    websockets: [
+      defineWebSocket({
+        path: '/probe/ws',
+        auth: 'device',
+        queryToken: true,
+        accept: () => (calls.ws++, {}),
+        open: (peer) => peer.send('hello'),
+      }),
+    ],
+  })
+  return { plugin, calls }
+}
+
+describe('auth', () => {
+  it('answers 401 unauthorized before any handler runs', async () => {
+    const p = probe()
+    b = await startBridge({ user: { plugins: [pairing, p.plugin, web] } })
+    for (const token of [null, 'wrong', 'a'.repeat(64)]) {
+      const res = await b.request('/probe', { method: 'POST', token, json: { x: 1 } })
+      expect(res.status).toBe(401)
+      expect(res.headers.get('content-type')).toMatch(/^text\/plain/)
+      expect(await res.text()).toBe('unauthorized')
+    }
+    // ?token= is refused where the manifest does not allow it.
+    expect((await b.request(`/probe?token=${b.adminToken}`, { method: 'POST', token: null })).status).toBe(401)
+    const ws = await fetch(`${b.url}/probe/ws?token=nope`)
+    expect(ws.status).toBe(401)
+    expect(p.calls).toEqual({ route: 0, ws: 0 })
+    expect((await b.request('/probe', { method: 'POST' })).status).toBe(200)
+    expect(p.calls.route).toBe(1)
+  })
+
+  it('answers 405 naming the allowed method, after auth', async () => {
+    const p = probe()
+    b = await startBridge({ user: { plugins: [pairing, p.plugin, web] } })
+    const res = await b.request('/probe', { method: 'GET' })
+    expect(res.status).toBe(405)
+    expect(await res.text()).toBe('POST only')
+    expect((await b.request('/probe', { method: 'GET', token: null })).status).toBe(401)
+    expect(p.calls.route).toBe(0)
+  })
+
+  it('answers 426 for a plain GET on a WebSocket route and upgrades with ?token=', async () => {
+    const p = probe()
+    b = await startBridge({ user: { plugins: [pairing, p.plugin, web] } })
+    expect((await fetch(`${b.url}/probe/ws?token=${b.adminToken}`)).status).toBe(426)
+    const ws = new WebSocket(`${b.wsUrl}/probe/ws?token=${b.adminToken}`)
+    const first = await new Promise<string>((resolve, reject) => {
+      ws.onmessage = (e) => resolve(String(e.data))
+      ws.onerror = () => reject(new Error('ws error'))
+    })
+    expect(first).toBe('hello')
+    ws.close()
+  })
+
+  it('closes a device socket the moment the device is revoked, leaving others open', async () => {
+    const p = probe()
+    b = await startBridge({ user: { plugins: [pairing, p.plugin, web] } })
+    const one = await b.pair('one')
+    const two = await b.pair('two')
+    const open = (bearer: string) =>
+      new Promise<{ ws: WebSocket; closed: Promise<{ code: number; reason: string }> }>((resolve, reject) => {
+        const ws = new WebSocket(`${b!.wsUrl}/probe/ws?token=${bearer}`)
+        const closed = new Promise<{ code: number; reason: string }>((r) => (ws.onclose = (e) => r({ code: e.code, reason: e.reason })))
+        ws.onmessage = () => resolve({ ws, closed })
+        ws.onerror = () => reject(new Error('ws error'))
+      })
+    const a = await open(one.bearer)
+    const c = await open(two.bearer)
+    await b.request('/admin/devices/revoke', { method: 'POST', json: { id: one.id } })
+    expect(await a.closed).toEqual({ code: 1008, reason: 'device revoked' })
+    expect(c.ws.readyState).toBe(WebSocket.OPEN)
+    c.ws.close()
+  })
+})
+
+describe('CORS', () => {
+  it('answers preflights for listed origins only and never allows credentials', async () => {
+    b = await startBridge({ env: { BRIDGE_ALLOWED_ORIGINS: 'https://app.example.com, http://localhost:5173/' } })
+    const pre = (origin: string) =>
+      fetch(`${b!.url}/snapshot`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } })
+    for (const origin of ['https://app.example.com', 'http://localhost:5173', 'https://herdr-bridge.github.io']) {
+      const res = await pre(origin)
+      expect(res.status).toBe(204)
+      expect(res.headers.get('access-control-allow-origin')).toBe(origin)
+      expect(res.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type')
+      expect(res.headers.get('access-control-allow-credentials')).toBeNull()
+    }
+    const bad = await pre('https://evil.example.com')
+    expect(bad.status).toBe(403)
+    expect(bad.headers.get('access-control-allow-origin')).toBeNull()
+    // The actual request from a listed origin carries Allow-Origin; an unlisted one does not.
+    const ok = await b.request('/info', { headers: { origin: 'https://app.example.com' } })
+    expect(ok.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
+    const no = await b.request('/info', { headers: { origin: 'https://evil.example.com' } })
+    expect(no.status).toBe(200)
+    expect(no.headers.get('access-control-allow-origin')).toBeNull()
+  })
+})
+
+describe('config', () => {
+  it('creates config.json 0600 in a 0700 dir with fresh secrets, and env wins', () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'bridge-cfg-')), 'data')
+    const c = loadConfig({ dir, env: {} })
+    expect(statSync(dir).mode & 0o777).toBe(0o700)
+    expect(statSync(join(dir, 'config.json')).mode & 0o777).toBe(0o600)
+    expect(c.admin_token).toMatch(/^[0-9a-f]{48}$/)
+    expect(c.server_id).toMatch(/^[0-9a-f]{16}$/)
+    expect(c.transport.addr).toBe('127.0.0.1:8787')
+    const again = loadConfig({ dir, env: { BRIDGE_ADDR: '0.0.0.0:9999', BRIDGE_SERVER_NAME: 'desk', BRIDGE_HERDR_BIN: '/opt/herdr' } })
+    expect(again.admin_token).toBe(c.admin_token)
+    expect(again.server_id).toBe(c.server_id)
+    expect(again.transport.addr).toBe('0.0.0.0:9999')
+    expect(again.server_name).toBe('desk')
+    expect(again.herdr_bin).toBe('/opt/herdr')
+    // Env overrides are never written back.
+    expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).transport).toBeUndefined()
+  })
+
+  it('refuses a corrupt config file without replacing it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bridge-cfg-'))
+    writeFileSync(join(dir, 'config.json'), '{"admin_token": ')
+    expect(() => loadConfig({ dir, env: {} })).toThrow(/config file .*config\.json is not valid JSON/)
+    expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe('{"admin_token": ')
+  })
+
+  it('refuses a corrupt device registry at start-up with a clear message', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'bridge-home-'))
+    const dataDir = join(home, '.herdr-bridge')
+    mkdirSync(dataDir, { recursive: true })
+    writeFileSync(join(dataDir, 'devices.json'), '[{"id":"ab')
+    await expect(startBridge({ home, dataDir })).rejects.toThrow(/device registry \(devices\.json in the data dir\) is not valid JSON/)
+    expect(readFileSync(join(dataDir, 'devices.json'), 'utf8')).toBe('[{"id":"ab')
+    rmSync(home, { recursive: true, force: true })
+  })
+})
+
+describe('loader', () => {
+  it('refuses a route claimed by two plugins, naming both', () => {
+    const a = definePlugin({ name: 'alpha', routes: [defineRoute({ method: 'GET', path: '/x', auth: 'none', handler: () => 1 })] })
+    const c = definePlugin({ name: 'beta', routes: [defineRoute({ method: 'GET', path: '/x', auth: 'none', handler: () => 2 })] })
+    expect(() => loadPlugins([a, c])).toThrow('route GET /x is claimed by both plugin alpha and plugin beta')
+  })
+})
+
+describe('web page', () => {
+  it('serves the embedded page at / and unlisted paths without auth', async () => {
+    b = await startBridge()
+    for (const path of ['/', '/some/unlisted/path']) {
+      const res = await fetch(b.url + path)
+      expect(res.status).toBe(200)
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/)
+      expect(await res.text()).toContain('herdr-bridge')
+    }
+  })
+})
