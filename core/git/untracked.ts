@@ -50,7 +50,7 @@ export function renderUntracked(path: string, bytes: Buffer, truncated: boolean)
   const text = decodeText(truncated ? trimPartialChar(bytes) : bytes)
   if (text === null) return { diff: BINARY_SENTENCE, additions: 0 }
   const body = text.endsWith('\n') ? text.slice(0, -1) : text
-  const lines = body === '' && !truncated ? [] : body.split('\n')
+  const lines = text === '' ? [] : body.split('\n')
   let diff = `--- /dev/null\n+++ b/${path}\n`
   for (const l of lines) diff += `+${l}\n`
   if (truncated) diff += `${TRUNCATED_MARKER}\n`
