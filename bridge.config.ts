@@ -1,5 +1,6 @@
 import { defineConfig } from './core/config.ts'
 import pairing from './plugins/pairing/index.ts'
+import health from './plugins/health/index.ts'
 import snapshot from './plugins/snapshot/index.ts'
 import control from './plugins/control/index.ts'
 import herdrProxy from './plugins/herdr-proxy/index.ts'
@@ -29,6 +30,7 @@ import web from './plugins/web/index.ts'
 export default defineConfig({
   plugins: [
     pairing,
+    health,
     snapshot,
     control,
     herdrProxy,

@@ -158,7 +158,7 @@ export async function readCard(ctx: PluginContext, pane: string, opts: ReadCardO
   if (!blockedNow) {
     // The conversation itself says best what the agent is doing; the screen is the fallback.
     const fromTranscript = await transcriptSummary(caps, agent, ctx).catch(() => undefined)
-    if (fromTranscript) summary = { ...summary, ...fromTranscript }
+    if (fromTranscript) summary = { transcript: summary?.transcript, ...fromTranscript }
   }
   summary ??= { headline: title || `Agent ${status}`, detail: '' }
 
@@ -195,7 +195,7 @@ async function explainCategory(ctx: PluginContext, ref: PaneRef): Promise<string
 }
 
 /** The transcript capability's summary, when the kind has a reader that offers one. */
-async function transcriptSummary(caps: ReturnType<PluginContext['agentKinds']['get']>, agent: AgentInfo, ctx: PluginContext): Promise<Partial<Summary> | undefined> {
+async function transcriptSummary(caps: ReturnType<PluginContext['agentKinds']['get']>, agent: AgentInfo, ctx: PluginContext): Promise<Summary | undefined> {
   const fn = caps?.transcript?.summary
   if (typeof fn !== 'function') return undefined
   const s = await fn(agent, ctx.home)

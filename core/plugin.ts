@@ -43,6 +43,8 @@ export interface RouteDef<Q = any, B = any> {
   invalid?: string
   /** Short description, for the route listing and the API document. */
   describe?: string
+  /** Non-GET routes are written to the audit log unless this is false (pure reads over POST). */
+  audit?: boolean
   handler: (input: RouteInput<Q, B>) => unknown | Promise<unknown>
 }
 

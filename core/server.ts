@@ -14,9 +14,11 @@ import { createCors } from './cors.ts'
 import { errorResponse, HttpError, json, text, unauthorized } from './respond.ts'
 import { createBus, type Bus } from './bus.ts'
 import { createHerdr, HerdrError, type Herdr } from './herdr/index.ts'
+import { startIngest, type Ingest, type IngestOptions } from './herdr/ingest.ts'
 import { createAgentKindRegistry } from './agent-kinds.ts'
 import { exec } from './exec.ts'
 import { createBridgeStorage, createDeviceStore } from '../storage/index.ts'
+import { createAuditLog, auditActor, auditTarget } from './audit.ts'
 
 const MAX_JSON_BODY = 1024 * 1024
 
@@ -27,6 +29,8 @@ export interface BridgeOptions {
   now?: () => number
   env?: NodeJS.ProcessEnv
   herdr?: Herdr
+  /** herdr event ingestion (core/herdr/ingest.ts); `false` runs without it. */
+  ingest?: IngestOptions | false
 }
 
 export interface Bridge {
@@ -46,6 +50,7 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
   const herdr = opts.herdr ?? createHerdr({ env: opts.env })
   const cors = createCors(config.transport.allowed_origins)
   const deviceSockets = new Map<string, Set<Peer>>()
+  const audit = createAuditLog(config.data_dir, (err) => log.warn(`audit log: ${(err as Error).message}`))
 
   const ctx: PluginContext = {
     config,
@@ -72,6 +77,9 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
   const loaded = loadPlugins(opts.user.plugins)
   const pluginCtx = new Map(loaded.plugins.map((p) => [p.def.name, ctxFor(p.def.name)]))
   const disposers = await setupPlugins(loaded, (name) => pluginCtx.get(name)!)
+  // Started after the plugins so their bus subscriptions see the first multiplexer_connected.
+  const ingest: Ingest | null = opts.ingest === false ? null : startIngest({ herdr, bus, log: log.withTag('ingest') }, opts.ingest ?? {})
+  if (ingest) ctx.services.set('herdr.ingest', ingest)
 
   const app = new H3()
 
@@ -85,14 +93,43 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
     if (!auth) return unauthorized()
     const style = route.errors ?? 'text'
     if (!byMethod.has(method)) return errorResponse(405, `${[...byMethod.keys()].join(', ')} only`, style, { allow: [...byMethod.keys()].join(', ') })
+    // What the handler saw, kept for the audit line (bodies are logged by length only).
+    const seen: { query: Record<string, any>; body: unknown } = { query: {}, body: undefined }
+    const res = await runRoute(route, event, request, url, method, auth, style, seen)
+    if (method !== 'GET' && route.audit !== false) {
+      const { query, body } = seen
+      const b = (body ?? {}) as Record<string, unknown>
+      audit.record({
+        ts: Date.now(),
+        device: auditActor(auth),
+        route: `${method} ${url.pathname}`,
+        pane: auditTarget(query, body),
+        ...(typeof b.method === 'string' ? { method: b.method } : {}),
+        status: res.status,
+        ...(typeof b.text === 'string' ? { text_length: b.text.length } : {}),
+        ...(route.bodyType === 'raw' ? { bytes: Number(request.headers.get('content-length') ?? 0) } : {}),
+      })
+    }
+    return res
+  }
+
+  const runRoute = async (
+    route: MountedRoute,
+    event: H3Event,
+    request: Request,
+    url: URL,
+    method: string,
+    auth: AuthInfo,
+    style: 'text' | 'json',
+    seen: { query: Record<string, any>; body: unknown },
+  ): Promise<Response> => {
     try {
-      const query = route.query ? parseWith(route.query, Object.fromEntries(url.searchParams), route.invalid) : Object.fromEntries(url.searchParams)
-      let body: unknown = undefined
+      seen.query = route.query ? parseWith(route.query, Object.fromEntries(url.searchParams), route.invalid) : Object.fromEntries(url.searchParams)
       if (route.bodyType !== 'raw' && method !== 'GET') {
-        body = await readJsonBody(request, route.invalid)
-        if (route.body) body = parseWith(route.body, body, route.invalid)
+        seen.body = await readJsonBody(request, route.invalid)
+        if (route.body) seen.body = parseWith(route.body, seen.body, route.invalid)
       }
-      const out = await route.handler({ event, query, body, auth, ctx: pluginCtx.get(route.plugin)! })
+      const out = await route.handler({ event, query: seen.query, body: seen.body, auth, ctx: pluginCtx.get(route.plugin)! })
       if (out instanceof Response) return out
       if (out === undefined || out === null) return new Response(null, { status: 204 })
       if (typeof out === 'string') return text(out)
@@ -193,6 +230,7 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
       return { url: `http://${shown}:${a.port}`, host: a.address, port: a.port }
     },
     async close() {
+      await ingest?.stop()
       for (const d of disposers) {
         try {
           await d()
@@ -203,6 +241,7 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
       ws.closeAll(1001, 'server shutting down', false)
       herdr.close()
       await devices.flush()
+      await audit.flush()
       if (server) {
         server.closeAllConnections?.()
         await new Promise<void>((r) => server!.close(() => r()))

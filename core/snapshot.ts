@@ -215,6 +215,7 @@ export function mergeSnapshots(parts: { session: string; snapshot: Record<string
  * order. A failing session is skipped; when all fail, the first error is thrown.
  */
 export async function buildSnapshot(ctx: SnapshotCtx, opts: { home?: string; branch?: BranchReader } = {}): Promise<Record<string, any>> {
+  await ctx.herdr.ready?.()
   const sessions = ctx.herdr.sessions()
   const results = await Promise.allSettled(sessions.map((s) => sessionSnapshot(ctx, s)))
   const parts: { session: string; snapshot: Record<string, any> }[] = []

@@ -81,9 +81,15 @@ function walk(value: unknown, map: (id: string) => string, keys: Set<string>): u
   if (!value || typeof value !== 'object') return value
   const out: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(value)) {
-    if (typeof v === 'string' && keys.has(k)) out[k] = map(v)
-    else if (Array.isArray(v) && ID_LIST_KEYS.has(k)) out[k] = v.map((x) => (typeof x === 'string' ? map(x) : x))
-    else out[k] = walk(v, map, keys)
+    const next =
+      typeof v === 'string' && keys.has(k)
+        ? map(v)
+        : Array.isArray(v) && ID_LIST_KEYS.has(k)
+          ? v.map((x) => (typeof x === 'string' ? map(x) : x))
+          : walk(v, map, keys)
+    // A client-sent `__proto__` key stays a plain key instead of replacing the prototype.
+    if (k === '__proto__') Object.defineProperty(out, k, { value: next, enumerable: true, writable: true, configurable: true })
+    else out[k] = next
   }
   return out
 }

@@ -36,6 +36,8 @@ export interface Herdr {
   getPane(qualified: string): Promise<{ ref: PaneRef; pane: PaneInfo } | null>
   onSessionsChanged(fn: (added: string[], removed: string[]) => void): () => void
   refresh(): Promise<void>
+  /** Settles once the first session scan is done (sessions() lists only the default before). */
+  ready(): Promise<void>
   close(): void
 }
 
@@ -88,6 +90,8 @@ export function createHerdr(opts: HerdrOptions = {}): Herdr {
 
   const timer = setInterval(() => void refresh().catch(() => {}), opts.rescanMs ?? 15_000)
   timer.unref()
+  // Scan at once: named sessions would otherwise stay invisible for the first period.
+  const firstScan = refresh().catch(() => {})
 
   const herdr: Herdr = {
     sessions: () => [DEFAULT_SESSION, ...named],
@@ -131,6 +135,7 @@ export function createHerdr(opts: HerdrOptions = {}): Herdr {
       return () => listeners.delete(fn)
     },
     refresh,
+    ready: () => firstScan,
     close: () => clearInterval(timer),
   }
   return herdr

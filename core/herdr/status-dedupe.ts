@@ -59,7 +59,7 @@ export function createStatusBook(): StatusBook {
  * Runs `work(key)` at most once at a time per key; a request while it runs schedules exactly one
  * more run afterwards, so the last request always sees fresh state and bursts cost two runs.
  */
-export function createCoalescer(work: (key: string) => Promise<void>): { request(key: string): Promise<void>; idle(): Promise<void> } {
+export function createCoalescer(work: (key: string) => Promise<void>): { request(key: string): Promise<void>; busy(key: string): boolean; idle(): Promise<void> } {
   const running = new Map<string, { again: boolean; done: Promise<void> }>()
   const request = (key: string): Promise<void> => {
     const cur = running.get(key)
@@ -83,6 +83,7 @@ export function createCoalescer(work: (key: string) => Promise<void>): { request
   }
   return {
     request,
+    busy: (key) => running.has(key),
     async idle() {
       while (running.size) await Promise.all([...running.values()].map((s) => s.done))
     },

@@ -1,3 +1,57 @@
-import { definePlugin } from '../../core/plugin.ts'
+/**
+ * agent-state: the parsed state card and the permission-mode cycle.
+ *
+ *   GET  /agent-state?pane=<pane_id>[&recent=1]   card of spec 2 §2.1 (device; ?token= accepted)
+ *   POST /agent-mode/cycle {pane}                 one step around the permission-mode ring (device)
+ *
+ * Contributes the screen parsers of the kinds claude, opencode (with its question service),
+ * hermes, codex and the `generic` fallback. The card itself is built by core/card.ts so push
+ * notifications read the same card.
+ */
+import * as v from 'valibot'
+import { definePlugin, defineRoute } from '../../core/plugin.ts'
+import { CardReadError, readCard } from '../../core/card.ts'
+import { fail } from '../../core/respond.ts'
+import claude from './kinds/claude.ts'
+import opencode from './kinds/opencode.ts'
+import hermes from './kinds/hermes.ts'
+import codex from './kinds/codex.ts'
+import generic from './kinds/generic.ts'
+import { cycleMode } from './mode-cycle.ts'
 
-export default definePlugin({ name: 'agent-state' })
+const wantsRecent = (r: string | undefined) => r !== undefined && /^(1|true|yes)$/i.test(r.trim())
+
+export default definePlugin({
+  name: 'agent-state',
+  agentKinds: [claude, opencode, hermes, codex, generic],
+  routes: [
+    defineRoute({
+      method: 'GET',
+      path: '/agent-state',
+      auth: 'device',
+      queryToken: true,
+      query: v.object({ pane: v.pipe(v.string(), v.trim(), v.minLength(1)), recent: v.optional(v.string()) }),
+      invalid: 'want ?pane=<pane_id>',
+      describe: 'The parsed state card of an agent pane',
+      async handler({ query, ctx }) {
+        try {
+          const card = await readCard(ctx, query.pane, { recent: wantsRecent(query.recent) })
+          if (!card) fail(404, 'no such agent')
+          return card
+        } catch (err) {
+          if (err instanceof CardReadError) fail(502, err.message)
+          throw err
+        }
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/agent-mode/cycle',
+      auth: 'device',
+      body: v.object({ pane: v.pipe(v.string(), v.trim(), v.minLength(1)) }),
+      invalid: 'want {pane}',
+      describe: 'Advance the permission mode of an agent one step',
+      handler: ({ body, ctx }) => cycleMode(ctx, body.pane),
+    }),
+  ],
+})

@@ -79,6 +79,8 @@ const CHROME = [
   'welcome back',
   '/release-notes',
   'claude code v',
+  // Mode lines that do not say "mode" (`⏵⏵ accept edits on (shift+tab to cycle)`).
+  ' on (shift+tab',
 ]
 
 /** UI furniture rather than content: key hints, mode lines, the input prompt. */
@@ -86,6 +88,8 @@ export function isChrome(line: string): boolean {
   const lower = line.toLowerCase()
   if (CHROME.some((c) => lower.includes(c))) return true
   const t = line.trim()
+  // The input prompt: `❯` (or an older build's `>`) with nothing typed.
+  if (t === '>') return true
   return t.startsWith('❯') && !NUMBERED.test(t)
 }
 

@@ -1,3 +1,62 @@
-import { definePlugin } from '../../core/plugin.ts'
+import { definePlugin, defineRoute, type PluginContext } from '../../core/plugin.ts'
+import { fail } from '../../core/respond.ts'
+import { readGit } from '../../core/git/status.ts'
+import { GitFailure, runGit } from '../../core/git/run.ts'
+import { clampWindow, readSlice } from './expand.ts'
 
-export default definePlugin({ name: 'diff' })
+/**
+ * Working-tree changes of an agent pane (spec 2 §2.2, §2.3, §4.2, §4.3).
+ *   GET /diff?pane=&context=                     branch, git context, one diff per changed file
+ *   GET /diff/expand?pane=&path=&start=&count=   unchanged lines of a working-tree file
+ */
+export default definePlugin({
+  name: 'diff',
+  routes: [
+    defineRoute({
+      method: 'GET',
+      path: '/diff',
+      auth: 'device',
+      describe: "An agent pane's pending git changes",
+      async handler({ query, ctx }) {
+        const cwd = await agentCwd(ctx, query.pane)
+        const contextOnly = query.context === '1' || query.context === 'true'
+        try {
+          const read = await readGit(cwd, { diff: !contextOnly, env: ctx.env })
+          return { branch: read.git.branch, git: read.git, files: read.files }
+        } catch (err) {
+          if (err instanceof GitFailure) fail(502, err.message)
+          throw err
+        }
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/diff/expand',
+      auth: 'device',
+      describe: 'Lines of a working-tree file around a hunk',
+      async handler({ query, ctx }) {
+        if (!query.pane) fail(400, 'want ?pane=<pane_id>')
+        if (!query.path) fail(400, 'want ?path=<repo-relative path>')
+        const cwd = await agentCwd(ctx, query.pane)
+        const { start, count } = clampWindow(query.start, query.count)
+        return readSlice(await treeOf(cwd, ctx), query.path, start, count)
+      },
+    }),
+  ],
+})
+
+/** The agent's working directory; a pane without an agent (or unknown) is 404. */
+async function agentCwd(ctx: PluginContext, pane: string | undefined): Promise<string> {
+  if (!pane) fail(400, 'want ?pane=<pane_id>')
+  const found = await ctx.herdr.getAgent(pane)
+  const cwd = found?.agent.cwd || found?.agent.foreground_cwd
+  if (!found || !found.agent.agent || !cwd) fail(404, 'no such agent')
+  return cwd
+}
+
+/** Paths in /diff are relative to the work tree's top level, which may sit above the cwd. */
+async function treeOf(cwd: string, ctx: PluginContext): Promise<string> {
+  const r = await runGit(cwd, ['rev-parse', '--show-toplevel'], { env: ctx.env }).catch(() => null)
+  const top = r?.exitCode === 0 ? r.stdout.trim() : ''
+  return top || cwd
+}

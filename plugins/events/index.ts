@@ -1,3 +1,63 @@
-import { definePlugin } from '../../core/plugin.ts'
+import { definePlugin, defineWebSocket, type PluginContext } from '../../core/plugin.ts'
+import { buildSnapshot } from '../../core/snapshot.ts'
+import { text } from '../../core/respond.ts'
+import { openEventStream, DEFAULT_STREAM, type EventStream, type StreamOptions } from './stream.ts'
 
-export default definePlugin({ name: 'events' })
+/**
+ * The unified event stream (spec 3 §4.1).
+ *   WS /events?token=   device; snapshot frame, then every bus event in seq order, heartbeats
+ *                       401 before the upgrade, 426 for a plain GET, 503 when turned off
+ *
+ * Options (bridge.config.ts `[events, {...}]`): `enabled` (default true), `heartbeatMs`,
+ * `maxBufferedBytes`, `maxPending` (see stream.ts).
+ */
+export interface EventsOptions extends Partial<StreamOptions> {
+  enabled?: boolean
+}
+
+const OPTIONS = 'events.options'
+const streams = new WeakMap<object, EventStream>()
+
+const optionsOf = (ctx: PluginContext): (StreamOptions & { enabled: boolean }) | undefined => ctx.services.get(OPTIONS) as any
+
+export default definePlugin<EventsOptions>({
+  name: 'events',
+  setup(ctx, options = {}) {
+    ctx.services.set(OPTIONS, { ...DEFAULT_STREAM, enabled: true, ...options })
+  },
+  websockets: [
+    defineWebSocket({
+      path: '/events',
+      auth: 'device',
+      queryToken: true,
+      describe: 'Snapshot then live deltas from herdr and the bridge',
+      accept({ ctx }) {
+        if (!optionsOf(ctx)?.enabled) return text('event bus not enabled', 503)
+        return { ctx }
+      },
+      open(peer, ws) {
+        const ctx = ws.state.ctx as PluginContext
+        const stream = openEventStream(
+          peer,
+          {
+            bus: ctx.bus,
+            now: ctx.now,
+            snapshot: async () => ({ result: { snapshot: await buildSnapshot(ctx, { home: ctx.home }) } }),
+            onError: (err) => ctx.log.debug(`events: snapshot failed: ${(err as Error)?.message ?? err}`),
+          },
+          optionsOf(ctx),
+        )
+        streams.set(peer, stream)
+      },
+      // Clients never send data frames here; any frame means the client is done.
+      message(peer) {
+        streams.get(peer)?.stop()
+        peer.close(1000, 'end of stream')
+      },
+      close(peer) {
+        streams.get(peer)?.stop()
+        streams.delete(peer)
+      },
+    }),
+  ],
+})

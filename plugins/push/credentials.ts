@@ -82,19 +82,21 @@ function readCredentialFile(path: string): Record<string, unknown> | null {
   return parsed as Record<string, unknown>
 }
 
+// The credential is built from the path, not the parsed object: only then does firebase-admin
+// hand `httpAgent` to the token request as well as to FCM.
 function fromJson(source: CredentialSource, path: string, json: Record<string, unknown>, opts: FindOptions): FoundCredential {
   const str = (k: string) => (typeof json[k] === 'string' ? (json[k] as string) : '')
   try {
     if (json.type === 'service_account') {
       const projectId = str('project_id') || opts.push.project_id
       if (!projectId) throw new CredentialError(`service account ${path} names no project_id`)
-      return { source, path, type: 'service_account', projectId, identity: str('client_email'), credential: cert(json as any, opts.httpAgent) }
+      return { source, path, type: 'service_account', projectId, identity: str('client_email'), credential: cert(path, opts.httpAgent) }
     }
     if (json.type === 'authorized_user') {
       // User credentials name a person, not a project: the project comes from config.
       const projectId = opts.push.project_id || str('quota_project_id')
       if (!projectId) throw new CredentialError(`user credentials ${path} need a project: run \`bridge push login --project <id>\` or set push.project_id`)
-      return { source, path, type: 'authorized_user', projectId, credential: refreshToken(json, opts.httpAgent) }
+      return { source, path, type: 'authorized_user', projectId, credential: refreshToken(path, opts.httpAgent) }
     }
   } catch (err) {
     if (err instanceof CredentialError) throw err

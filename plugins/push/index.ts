@@ -1,3 +1,76 @@
-import { definePlugin } from '../../core/plugin.ts'
+import { definePlugin, defineRoute, type PluginContext } from '../../core/plugin.ts'
+import { fail, json } from '../../core/respond.ts'
+import { composeAlert } from './compose.ts'
+import { createPushService, type PushOptions, type PushService } from './service.ts'
+import { readWebConfig } from './web-config.ts'
 
-export default definePlugin({ name: 'push' })
+/**
+ * Push notifications (spec 1 §3, §4.1, §6).
+ *   POST /testpush         device → {ok:true, sent:true}: a sample alert to every device
+ *   GET  /push-config      none   → the web client's Firebase web config (camelCase + vapidKey)
+ *   GET  /firebase-config  none   → the same (the path the reference client calls)
+ * Bus: multiplexer pane_agent_status_changed / pane_closed / pane_exited → alerts and dismissals;
+ * publishes bridge push_sent after each alert fan-out and notification_cleared after a dismiss.
+ * POST /register-token lives in the pairing plugin (it owns the device registry routes).
+ */
+
+const SERVICE = 'push'
+const TESTPUSH_WAIT_MS = 6000
+
+const service = (ctx: PluginContext) => {
+  const s = ctx.services.get(SERVICE) as PushService | undefined
+  if (!s) fail(503, 'push is not running')
+  return s
+}
+
+const webConfig = ({ ctx }: { ctx: PluginContext }) => {
+  const r = readWebConfig(ctx.config.data_dir)
+  if (!r.ok) fail(r.status, r.message)
+  // Public values (they ship inside every web client), but not worth caching across edits.
+  return json(r.config, 200, { 'cache-control': 'no-store' })
+}
+
+export default definePlugin<PushOptions>({
+  name: 'push',
+  setup(ctx, options) {
+    const svc = createPushService(ctx, options ?? {})
+    ctx.services.set(SERVICE, svc)
+    // Subscribed here rather than in the manifest: the watcher's start is the no-replay line.
+    const unsubscribe = ctx.bus.subscribe({
+      name: 'push',
+      limit: 10_000,
+      deliver: (ev) => svc.handle(ev),
+      onLag: () => ctx.log.warn('push fell behind the event bus and was dropped'),
+    })
+    return async () => {
+      unsubscribe()
+      ctx.services.delete(SERVICE)
+      await svc.close()
+    }
+  },
+  routes: [
+    defineRoute({
+      method: 'POST',
+      path: '/testpush',
+      auth: 'device',
+      describe: 'Send a sample alert to every registered device',
+      async handler({ ctx }) {
+        const svc = service(ctx)
+        const alert = composeAlert({
+          serverId: ctx.config.server_id,
+          serverName: ctx.config.server_name,
+          pane: 'test',
+          status: 'done',
+          seq: 0,
+          agentTitle: 'Test notification',
+          card: { headline: 'push notifications work' },
+        })
+        // Answer within a phone's timeout even when FCM is slow; delivery carries on.
+        const r = await Promise.race([svc.fanoutAlert(alert), new Promise<null>((res) => setTimeout(() => res(null), TESTPUSH_WAIT_MS).unref())])
+        return { ok: true, sent: true, ...(r ? { delivered: r.sent, devices: r.total } : {}), push_enabled: !!svc.credential }
+      },
+    }),
+    defineRoute({ method: 'GET', path: '/push-config', auth: 'none', describe: "The web client's Firebase config", handler: webConfig }),
+    defineRoute({ method: 'GET', path: '/firebase-config', auth: 'none', describe: "The web client's Firebase config (reference client path)", handler: webConfig }),
+  ],
+})

@@ -3,12 +3,12 @@
  * line that yields entries, its byte offset, length and the entries before it. Pages are then
  * read straight from disk by seq; the file's contents are never held in memory.
  */
-import { open, stat } from 'node:fs/promises'
+import { open, stat, type FileHandle } from 'node:fs/promises'
+import { scanLines } from './lines.ts'
 import type { Entry, RawEntry } from './entry.ts'
 
 export type Normalizer = (line: string) => RawEntry[]
 
-const CHUNK = 1 << 20
 /** Lines longer than this are not parsed: they become one placeholder entry. */
 export const MAX_LINE = 8 << 20
 /** Byte span merged into one read when paging. */
@@ -77,49 +77,11 @@ export class TranscriptFile {
     }
   }
 
-  private async scan(fh: import('node:fs/promises').FileHandle, size: number): Promise<void> {
-    const buf = Buffer.allocUnsafe(CHUNK)
-    let pos = this.indexed
-    // Bytes of an unfinished line carried from the previous chunk (none once it is oversized).
-    let carry: Buffer[] = []
-    let carryLen = 0
-    let lineStart = pos
-    let oversized = false
-    while (pos < size) {
-      const { bytesRead } = await fh.read(buf, 0, Math.min(CHUNK, size - pos), pos)
-      if (bytesRead <= 0) break
-      let s = 0
-      while (s < bytesRead) {
-        const nl = buf.indexOf(10, s)
-        const e = nl < 0 || nl >= bytesRead ? bytesRead : nl
-        if (!oversized) {
-          if (carryLen + (e - s) > MAX_LINE) {
-            oversized = true
-            carry = []
-            carryLen = 0
-          } else if (nl < 0 || nl >= bytesRead) {
-            carry.push(Buffer.from(buf.subarray(s, e)))
-            carryLen += e - s
-          }
-        }
-        if (nl < 0 || nl >= bytesRead) break
-        const lineEnd = pos + e
-        let k: number
-        if (oversized) k = 1
-        else {
-          const text = carryLen ? Buffer.concat([...carry, buf.subarray(s, e)]).toString('utf8') : buf.toString('utf8', s, e)
-          k = this.countOf(text)
-        }
-        if (k > 0) this.push(lineStart, lineEnd - lineStart, k)
-        this.indexed = lineEnd + 1
-        lineStart = lineEnd + 1
-        carry = []
-        carryLen = 0
-        oversized = false
-        s = e + 1
-      }
-      pos += bytesRead
-    }
+  private async scan(fh: FileHandle, size: number): Promise<void> {
+    this.indexed = await scanLines(fh, this.indexed, size, MAX_LINE, (text, start, len) => {
+      const k = text === null ? 1 : this.countOf(text)
+      if (k > 0) this.push(start, len, k)
+    })
   }
 
   private countOf(line: string): number {

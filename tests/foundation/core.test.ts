@@ -31,7 +31,9 @@ function probe() {
         auth: 'device',
         queryToken: true,
         accept: () => (calls.ws++, {}),
-        open: (peer) => peer.send('hello'),
+        open: (peer) => {
+          peer.send('hello')
+        },
       }),
     ],
   })
@@ -179,5 +181,36 @@ describe('web page', () => {
       expect(res.headers.get('content-type')).toMatch(/^text\/html/)
       expect(await res.text()).toContain('herdr-bridge')
     }
+  })
+})
+
+describe('audit log', () => {
+  it('records changing requests with actor, route, target and status, never the text', async () => {
+    const p = probe()
+    b = await startBridge({ user: { plugins: [pairing, p.plugin, web] } })
+    const d = await b.pair('auditor')
+    await b.request('/probe', { method: 'POST', token: d.bearer, json: { pane: 'work/w1:p2', text: 'secret words' } })
+    await b.request('/admin/devices/revoke', { method: 'POST', json: { id: d.id } })
+    await b.bridge.close()
+    const lines = readFileSync(join(b.dataDir, 'audit.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    const routes = lines.map((l) => `${l.route} ${l.status}`)
+    expect(routes).toEqual(['POST /admin/pairing 200', 'POST /pair 200', 'POST /probe 200', 'POST /admin/devices/revoke 200'])
+    expect(lines[2]).toMatchObject({ device: d.id, pane: 'work/w1:p2', text_length: 12, status: 200 })
+    expect(readFileSync(join(b.dataDir, 'audit.log'), 'utf8')).not.toContain('secret words')
+    expect(lines[1].device).toBe('-')
+    expect(lines[3].device).toBe('admin')
+    b = undefined
+  })
+})
+
+describe('health', () => {
+  it('answers /healthz always and /readyz 503 without herdr', async () => {
+    b = await startBridge()
+    const h = await fetch(`${b.url}/healthz`)
+    expect(h.status).toBe(200)
+    expect(await h.json()).toEqual({ ok: true })
+    const r = await fetch(`${b.url}/readyz`)
+    expect(r.status).toBe(503)
+    expect(await r.json()).toEqual({ ok: false, sessions: [] })
   })
 })

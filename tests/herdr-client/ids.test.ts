@@ -59,3 +59,13 @@ describe('session-qualified ids', () => {
     expect(() => stripIds({ pane_id: 'a/w1:p1' }, 'default')).toThrow(SessionConflictError)
   })
 })
+
+describe('hostile keys', () => {
+  it('keeps a __proto__ key as data instead of a prototype', () => {
+    const parsed = JSON.parse('{"pane_id":"work/w1:p1","__proto__":{"polluted":true}}')
+    const { value } = stripIds(parsed)
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype)
+    expect((value as any).polluted).toBeUndefined()
+    expect(JSON.parse(JSON.stringify(value))).toEqual(JSON.parse('{"pane_id":"w1:p1","__proto__":{"polluted":true}}'))
+  })
+})

@@ -4,7 +4,7 @@
  */
 import { defineAgentKind } from '../../../core/agent-kinds.ts'
 import type { CardOption, ScreenParse } from '../../../core/card.ts'
-import { cleanText, isBlank, isBoxOnly, isChrome, isQuestionShaped, isRule, numberedOption, screenLines, toOption, unbox } from '../text.ts'
+import { cleanText, isBlank, isBoxOnly, isChrome, isQuestionShaped, isRule, numberedOption, screenLines, toOption, truncate, unbox } from '../text.ts'
 import { summarizeGeneric } from './generic.ts'
 
 const MARKERS = /^[›❯>]\s*/
@@ -51,7 +51,7 @@ export default defineAgentKind({
   summarize: (input) => {
     const base = summarizeGeneric(input)
     const b = input.blocked
-    if (b?.question) return { ...base, headline: b.question, detail: b.context || b.question }
+    if (b?.question) return { ...base, headline: truncate(b.question), detail: b.context || b.question }
     return base
   },
 })

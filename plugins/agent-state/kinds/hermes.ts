@@ -59,7 +59,11 @@ export function parseHermesScreen(screen: string): ScreenParse | null {
 }
 
 export function summarizeHermes(input: SummaryInput): Summary {
-  const transcript = readableLines(screenLines(input.recent || input.detection).map((l) => l.replace(BORDERS, ''))).slice(-12)
+  const transcript = readableLines(
+    screenLines(input.recent || input.detection)
+      .map((l) => l.replace(BORDERS, ''))
+      .filter((l) => !TICKER.test(l)),
+  ).slice(-12)
   const title = cleanText(input.title)
   if (input.blocked && (input.blocked.question || input.blocked.options.length)) {
     return { headline: truncate(input.blocked.question) || truncate(title) || `Agent ${input.status}`, detail: input.blocked.question, transcript }

@@ -1,0 +1,60 @@
+import { appendFile, rename, stat, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { AuthInfo } from './plugin.ts'
+
+/**
+ * The audit log: one JSON line per request that changes something on the host, in
+ * `<data dir>/audit.log`, rotated at 5 MiB keeping three old files. Typed text and file
+ * contents are never written, only their length.
+ */
+export interface AuditEntry {
+  ts: number
+  device: string
+  route: string
+  pane?: string
+  method?: string
+  status: number
+  text_length?: number
+  bytes?: number
+}
+
+const MAX_BYTES = 5 * 1024 * 1024
+const KEEP = 3
+
+export function createAuditLog(dataDir: string, onError: (err: unknown) => void) {
+  const path = join(dataDir, 'audit.log')
+  let chain: Promise<void> = Promise.resolve()
+  const rotate = async () => {
+    const s = await stat(path).catch(() => null)
+    if (!s || s.size < MAX_BYTES) return
+    await rm(`${path}.${KEEP}`, { force: true })
+    for (let i = KEEP - 1; i >= 1; i--) await rename(`${path}.${i}`, `${path}.${i + 1}`).catch(() => {})
+    await rename(path, `${path}.1`)
+  }
+  return {
+    path,
+    record(entry: AuditEntry) {
+      // Serialized so lines never interleave and rotation never races an append.
+      chain = chain
+        .then(rotate)
+        .then(() => appendFile(path, JSON.stringify(entry) + '\n', { mode: 0o600 }))
+        .catch(onError)
+    },
+    flush: () => chain,
+  }
+}
+
+/** Who, in the log: the device id, `admin`, or `-` for unauthenticated routes (pairing). */
+export function auditActor(auth: AuthInfo): string {
+  return auth.kind === 'device' ? auth.deviceId! : auth.kind === 'admin' ? 'admin' : '-'
+}
+
+/** The pane a request targets, from the field names the API uses. */
+export function auditTarget(query: Record<string, unknown>, body: unknown): string | undefined {
+  const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>
+  const params = (b.params && typeof b.params === 'object' ? b.params : {}) as Record<string, unknown>
+  for (const v of [query.pane, b.pane, b.agent, b.pane_id, b.split_from, b.workspace_id, params.pane_id, params.target_pane_id, params.workspace_id, params.tab_id, query.workspace_id]) {
+    if (typeof v === 'string' && v) return v
+  }
+  return undefined
+}

@@ -1,0 +1,82 @@
+import { accessSync, constants, statSync } from 'node:fs'
+import { delimiter, join } from 'node:path'
+import type { PluginContext } from '../../core/plugin.ts'
+
+/** Kinds from `herdr agent start --help`: the `[possible values: a, b]` list after `--kind`. */
+export function parseStartHelp(text: string): string[] {
+  const at = text.indexOf('--kind')
+  if (at < 0) return []
+  const m = /\[possible values:\s*([^\]]*)\]/.exec(text.slice(at))
+  return m ? splitKinds(m[1], ',') : []
+}
+
+/** Kinds from bare `herdr agent`: a `kinds: a|b|c` line. */
+export function parseAgentUsage(text: string): string[] {
+  const m = /^\s*kinds:\s*(.+)$/im.exec(text)
+  return m ? splitKinds(m[1], '|') : []
+}
+
+function splitKinds(list: string, sep: string): string[] {
+  return [...new Set(list.split(sep).map((k) => k.trim()).filter((k) => /^[a-z0-9][a-z0-9_-]*$/i.test(k)))]
+}
+
+/** The first executable named `name` on `PATH`, or ''. */
+export function findOnPath(name: string, pathVar: string | undefined): string {
+  for (const dir of (pathVar ?? '').split(delimiter)) {
+    if (!dir) continue
+    const p = join(dir, name)
+    try {
+      if (!statSync(p).isFile()) continue
+      accessSync(p, constants.X_OK)
+      return p
+    } catch {}
+  }
+  return ''
+}
+
+export interface AvailableAgent {
+  kind: string
+  path: string
+  state_reporting: boolean
+}
+
+const CATALOG_TTL_MS = 60_000
+
+/** herdr's kind catalog (CLI help text, parsed whatever the exit code), cached for a minute. */
+export async function knownKinds(ctx: PluginContext): Promise<string[]> {
+  const key = 'agent-lifecycle.catalog'
+  const hit = ctx.services.get(key) as { at: number; kinds: string[] } | undefined
+  if (hit && ctx.now() - hit.at < CATALOG_TTL_MS) return hit.kinds
+  const run = async (args: string[]) => {
+    try {
+      const r = await ctx.exec(ctx.config.herdr_bin, args, { timeoutMs: 30_000, env: ctx.env })
+      return r.stdout + '\n' + r.stderr
+    } catch {
+      return ''
+    }
+  }
+  let kinds = parseStartHelp(await run(['agent', 'start', '--help']))
+  if (!kinds.length) kinds = parseAgentUsage(await run(['agent']))
+  if (kinds.length) ctx.services.set(key, { at: ctx.now(), kinds })
+  return kinds
+}
+
+/** Kinds herdr reads the status of (`server.agent_manifests`); empty when the call fails. */
+export async function stateReportingKinds(ctx: PluginContext): Promise<Set<string>> {
+  try {
+    const r = await ctx.herdr.call<{ manifests?: { agent?: string }[] }>('default', 'server.agent_manifests', {}, { timeoutMs: 5000 })
+    return new Set((r.manifests ?? []).map((m) => m.agent).filter((a): a is string => typeof a === 'string'))
+  } catch {
+    return new Set()
+  }
+}
+
+export async function availableAgents(ctx: PluginContext): Promise<{ agents: AvailableAgent[]; known_kinds: string[]; discovery: string }> {
+  const [kinds, reporting] = await Promise.all([knownKinds(ctx), stateReportingKinds(ctx)])
+  const agents: AvailableAgent[] = []
+  for (const kind of kinds) {
+    const path = findOnPath(kind, ctx.env.PATH)
+    if (path) agents.push({ kind, path, state_reporting: reporting.has(kind) })
+  }
+  return { agents, known_kinds: kinds, discovery: 'herdr agent kinds + PATH lookup' }
+}

@@ -1,0 +1,83 @@
+/**
+ * GET /diff/expand: a slice of a working-tree file, confined to the pane's tree.
+ */
+import { open, realpath, lstat } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { isAbsolute, join, relative, sep } from 'node:path'
+import { HttpError } from '../../core/respond.ts'
+import { decodeText } from '../../core/git/untracked.ts'
+
+export const EXPAND_MAX_LINES = 400
+export const EXPAND_MAX_BYTES = 4 * 1024 * 1024
+
+export interface ExpandSlice {
+  path: string
+  start: number
+  lines: string[]
+  eof: boolean
+  total: number
+}
+
+/** start ≥ 1; count 1..400; anything unreadable falls back to the default. */
+export function clampWindow(start: unknown, count: unknown): { start: number; count: number } {
+  const s = Math.trunc(Number(start))
+  const c = Math.trunc(Number(count))
+  return {
+    start: Number.isFinite(s) && s >= 1 ? s : 1,
+    count: Number.isFinite(c) ? Math.min(EXPAND_MAX_LINES, Math.max(1, c)) : EXPAND_MAX_LINES,
+  }
+}
+
+export function sliceLines(text: string, start: number, count: number): { lines: string[]; eof: boolean; total: number } {
+  const all = text === '' ? [] : (text.endsWith('\n') ? text.slice(0, -1) : text).split('\n')
+  const lines = all.slice(start - 1, start - 1 + count)
+  return { lines, eof: start - 1 + count >= all.length, total: all.length }
+}
+
+/**
+ * Resolves `path` (repo-relative, as in files[].path) under `tree` after following symlinks; an
+ * absolute path, `..` escapes, a symlink leading out, or anything inside `.git` is refused.
+ */
+export async function confine(tree: string, path: string): Promise<string> {
+  const escapes = () => new HttpError(400, `bad path: ${path} escapes the pane's tree`)
+  if (!path || isAbsolute(path) || path.includes('\0')) throw escapes()
+  const base = await realpath(tree)
+  const nominal = join(base, path)
+  const rel = relative(base, nominal)
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel) || rel.split(sep).includes('.git')) throw escapes()
+  let real: string
+  try {
+    real = await realpath(nominal)
+  } catch {
+    throw new HttpError(404, `no such file: ${path}`)
+  }
+  const relReal = relative(base, real)
+  if (relReal === '' || relReal.startsWith('..') || isAbsolute(relReal) || relReal.split(sep).includes('.git')) throw escapes()
+  return real
+}
+
+export async function readSlice(tree: string, path: string, start: number, count: number): Promise<ExpandSlice> {
+  const file = await confine(tree, path)
+  const st = await lstat(file).catch(() => null)
+  if (!st || !st.isFile()) throw new HttpError(404, `no such file: ${path}`)
+  if (st.size > EXPAND_MAX_BYTES) throw new HttpError(415, `not a text file: ${path}`)
+  const fh = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+  let buf: Buffer
+  try {
+    // Read at most the cap + 1 even if the file grew since the stat.
+    buf = Buffer.alloc(Math.min(st.size, EXPAND_MAX_BYTES) + 1)
+    let got = 0
+    while (got < buf.length) {
+      const { bytesRead } = await fh.read(buf, got, buf.length - got, got)
+      if (!bytesRead) break
+      got += bytesRead
+    }
+    if (got > EXPAND_MAX_BYTES) throw new HttpError(415, `not a text file: ${path}`)
+    buf = buf.subarray(0, got)
+  } finally {
+    await fh.close()
+  }
+  const text = decodeText(buf)
+  if (text === null) throw new HttpError(415, `not a text file: ${path}`)
+  return { path, start, ...sliceLines(text, start, count) }
+}
