@@ -1,6 +1,7 @@
 import { defineConfig } from './core/config.ts'
 import pairing from './plugins/pairing/index.ts'
 import health from './plugins/health/index.ts'
+import openapi from './plugins/openapi/index.ts'
 import snapshot from './plugins/snapshot/index.ts'
 import control from './plugins/control/index.ts'
 import herdrProxy from './plugins/herdr-proxy/index.ts'
@@ -31,6 +32,7 @@ export default defineConfig({
   plugins: [
     pairing,
     health,
+    openapi,
     snapshot,
     control,
     herdrProxy,

@@ -3,8 +3,6 @@ import { consola } from 'consola'
 import { renderUnicodeCompact } from 'uqr'
 import { BRIDGE_VERSION } from '../core/version.ts'
 import { adminClient, CliError } from './admin-client.ts'
-import { serve } from './serve.ts'
-import { pushLogin, pushStatus } from './push.ts'
 
 const dirArg = { dir: { type: 'string', description: 'Data dir (default $BRIDGE_DIR or ~/.herdr-bridge)' } } as const
 
@@ -14,7 +12,8 @@ const serveCmd = defineCommand({
     ...dirArg,
     addr: { type: 'string', description: 'Listen address host:port (default 127.0.0.1:8787)' },
   },
-  run: ({ args }) => serve({ dir: args.dir, addr: args.addr }),
+  // Loaded on demand: the other commands are thin clients and need none of the plugins.
+  run: async ({ args }) => (await import('./serve.ts')).serve({ dir: args.dir, addr: args.addr }),
 })
 
 const pairCmd = defineCommand({
@@ -62,12 +61,12 @@ const pushCmd = defineCommand({
     login: defineCommand({
       meta: { name: 'login', description: 'Log in with gcloud user credentials for a Firebase project' },
       args: { ...dirArg, project: { type: 'string', description: 'Firebase project id' } },
-      run: ({ args }) => pushLogin({ dir: args.dir, project: args.project }),
+      run: async ({ args }) => (await import('./push.ts')).pushLogin({ dir: args.dir, project: args.project }),
     }),
     status: defineCommand({
       meta: { name: 'status', description: 'Show which push credentials are used and whether they may send' },
       args: { ...dirArg },
-      run: ({ args }) => pushStatus({ dir: args.dir }),
+      run: async ({ args }) => (await import('./push.ts')).pushStatus({ dir: args.dir }),
     }),
   },
 })

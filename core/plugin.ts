@@ -43,6 +43,11 @@ export interface RouteDef<Q = any, B = any> {
   invalid?: string
   /** Short description, for the route listing and the API document. */
   describe?: string
+  /**
+   * Shape of the 200 body, for the API document (`GET /openapi.json`). Every route documents
+   * one: a valibot schema for JSON, or a media type for anything else.
+   */
+  response?: GenericSchema | { type: string; description?: string }
   /** Non-GET routes are written to the audit log unless this is false (pure reads over POST). */
   audit?: boolean
   handler: (input: RouteInput<Q, B>) => unknown | Promise<unknown>
@@ -60,6 +65,8 @@ export interface WsRouteDef {
   auth: AuthLevel
   queryToken?: boolean
   describe?: string
+  /** Query parameters and frame shapes, for the API document. */
+  doc?: { query?: Record<string, string>; serverFrames?: Record<string, string>; clientFrames?: Record<string, string> }
   /**
    * Runs after auth, before the upgrade and also for a plain GET on the path: return a Response
    * to refuse (404 unknown pane, …), or a state object handed to the hooks.

@@ -75,6 +75,7 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
   const ctxFor = (plugin: string): PluginContext => ({ ...ctx, log: log.withTag(plugin) })
 
   const loaded = loadPlugins(opts.user.plugins)
+  ctx.services.set('routes', loaded)
   const pluginCtx = new Map(loaded.plugins.map((p) => [p.def.name, ctxFor(p.def.name)]))
   const disposers = await setupPlugins(loaded, (name) => pluginCtx.get(name)!)
   // Started after the plugins so their bus subscriptions see the first multiplexer_connected.

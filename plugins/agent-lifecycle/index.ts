@@ -1,3 +1,152 @@
-import { definePlugin } from '../../core/plugin.ts'
+import * as v from 'valibot'
+import { definePlugin, defineRoute, type PluginContext } from '../../core/plugin.ts'
+import { fail, HttpError } from '../../core/respond.ts'
+import { HerdrError, qualifyId } from '../../core/herdr/index.ts'
+import { createPane, waitForPrompt } from '../../core/herdr/panes.ts'
+import { availableAgents, findOnPath, knownKinds } from './catalog.ts'
+import { checkCwd, clampTimeout, deriveName, NAME_RE } from './rules.ts'
+import { launch, stopToPrompt } from './launch.ts'
 
-export default definePlugin({ name: 'agent-lifecycle' })
+/**
+ * Agent lifecycle (spec 1 §4.5). Errors are short plain-text bodies (clients show them).
+ *   GET  /agents/available  {agents: [{kind, path, state_reporting}], known_kinds, discovery}
+ *   POST /agent/start       {kind, pane_id | split_from | workspace_id, cwd?, prompt?, name?,
+ *                           direction?, label?, timeout_ms?} → {pane_id, tab_id, workspace_id, kind,
+ *                           name, created_pane, prompt_sent, prompt_error?}; bridge `agent_started`
+ *   POST /agent/restart     {pane_id, prompt?, timeout_ms?} → {restarted, pane_id, kind, name, cwd,
+ *                           prompt_sent, history_kept: false, prompt_error?}; bridge `agent_restarted`
+ *   POST /agent/stop        {pane_id} → {stopped, pane_id, kind}; 409 when the prompt is not back;
+ *                           bridge `agent_stopped`
+ */
+
+const PROMPT_WAIT_MS = 8000
+const str = (name: string) => v.optional(v.string(`${name}: want a string`))
+
+function notFoundAs404(err: unknown): never {
+  if (err instanceof HerdrError && err.notFound) fail(404, err.message || err.code)
+  throw err
+}
+
+async function agentOrNull(ctx: PluginContext, paneId: string) {
+  return ctx.herdr.getAgent(paneId).catch(notFoundAs404)
+}
+
+export default definePlugin({
+  name: 'agent-lifecycle',
+  routes: [
+    defineRoute({
+      method: 'GET',
+      path: '/agents/available',
+      auth: 'device',
+      describe: 'Agent kinds herdr can launch on this host',
+      handler: ({ ctx }) => availableAgents(ctx),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/agent/start',
+      auth: 'device',
+      describe: 'Start an agent in an idle shell, a new split or a new tab',
+      body: v.object({
+        kind: v.pipe(v.string('kind: want a string'), v.nonEmpty('kind: want an agent kind')),
+        pane_id: str('pane_id'),
+        split_from: str('split_from'),
+        workspace_id: str('workspace_id'),
+        cwd: str('cwd'),
+        prompt: str('prompt'),
+        name: str('name'),
+        direction: v.optional(v.picklist(['right', 'down', 'up', 'left'], 'direction: want right, down, up or left')),
+        label: str('label'),
+        timeout_ms: v.optional(v.number('timeout_ms: want a number')),
+      }),
+      async handler({ body, ctx }) {
+        const targets = [body.pane_id, body.split_from, body.workspace_id].filter((t) => t !== undefined && t !== '')
+        if (targets.length !== 1) fail(400, 'want exactly one of pane_id, split_from, workspace_id')
+        if (body.cwd !== undefined && body.pane_id) fail(400, 'cwd cannot be combined with pane_id (the pane already has a directory)')
+        if (body.cwd !== undefined) {
+          const bad = checkCwd(body.cwd)
+          if (bad) fail(400, bad)
+        }
+        if (body.name !== undefined && !NAME_RE.test(body.name)) fail(400, 'name: want a lowercase letter then up to 31 of a-z 0-9 _ -')
+        const kind = body.kind.trim().toLowerCase()
+        const kinds = await knownKinds(ctx)
+        if (kinds.length && !kinds.includes(kind)) fail(400, `unknown agent kind: ${kind}`)
+        if (!findOnPath(kind, ctx.env.PATH)) fail(409, `${kind} is not installed on this host (not on PATH)`)
+        const timeoutMs = clampTimeout(body.timeout_ms)
+
+        let session: string
+        let paneId: string
+        let ids: { pane_id: string; tab_id: string; workspace_id: string }
+        const created = !body.pane_id
+        if (body.pane_id) {
+          const found = await ctx.herdr.getPane(body.pane_id).catch(notFoundAs404)
+          if (!found) fail(404, `no such pane: ${body.pane_id}`)
+          if (found.pane.agent) fail(409, `pane ${body.pane_id} already runs ${found.pane.agent}; use /agent/restart`)
+          session = found.ref.session
+          paneId = found.ref.id
+          ids = { pane_id: qualifyId(session, paneId), tab_id: qualifyId(session, found.pane.tab_id), workspace_id: qualifyId(session, found.pane.workspace_id) }
+        } else {
+          const pane = await createPane(ctx.herdr, { split_from: body.split_from || undefined, workspace_id: body.workspace_id || undefined, direction: body.direction, cwd: body.cwd, label: body.label }).catch(notFoundAs404)
+          session = pane.session
+          paneId = pane.pane.pane_id
+          ids = pane.ids
+          ctx.bus.publish('bridge', 'pane_created', { ...ids, session })
+        }
+
+        const shell = await waitForPrompt(ctx.herdr, session, paneId, PROMPT_WAIT_MS)
+        if (!shell.atPrompt) {
+          if (created) fail(502, `the new pane ${ids.pane_id} did not reach a shell prompt within ${PROMPT_WAIT_MS / 1000} s`)
+          fail(409, `pane ${ids.pane_id} is busy running ${shell.busyWith}`.slice(0, 400))
+        }
+        const name = body.name ?? deriveName(kind, paneId)
+        const r = await launch(ctx, { session, paneId, kind, name, timeoutMs, prompt: body.prompt || undefined })
+        ctx.bus.publish('bridge', 'agent_started', { ...ids, kind, name: r.name, created_pane: created, session })
+        return { ...ids, kind, name: r.name, created_pane: created, prompt_sent: r.prompt_sent, ...(r.prompt_error ? { prompt_error: r.prompt_error } : {}) }
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/agent/restart',
+      auth: 'device',
+      describe: "Replace a pane's agent with a fresh one of the same kind (the conversation is lost)",
+      body: v.object({
+        pane_id: v.pipe(v.string('pane_id: want a string'), v.nonEmpty('pane_id: want a pane id')),
+        prompt: str('prompt'),
+        timeout_ms: v.optional(v.number('timeout_ms: want a number')),
+      }),
+      async handler({ body, ctx }) {
+        const found = await agentOrNull(ctx, body.pane_id)
+        if (!found?.agent.agent) fail(404, `no agent in pane ${body.pane_id}`)
+        const { ref, agent } = found
+        const kind = String(agent.agent)
+        const name = agent.name && NAME_RE.test(agent.name) ? agent.name : deriveName(kind, ref.id)
+        const cwd = agent.cwd ?? ''
+        if (!(await stopToPrompt(ctx, ref.session, ref.id))) fail(409, `the ${kind} agent in pane ${ref.qualified} did not quit; it is still running`)
+        let r
+        try {
+          r = await launch(ctx, { session: ref.session, paneId: ref.id, kind, name, timeoutMs: clampTimeout(body.timeout_ms), prompt: body.prompt || undefined })
+        } catch (err) {
+          const why = err instanceof HttpError || err instanceof HerdrError ? err.message : 'unexpected error'
+          fail(502, `stopped ${kind} but could not start it again (pane ${ref.qualified} is now an idle shell): ${why}`.slice(0, 400))
+        }
+        ctx.bus.publish('bridge', 'agent_restarted', { pane_id: ref.qualified, kind, name: r.name, session: ref.session })
+        return { restarted: true, pane_id: ref.qualified, kind, name: r.name, cwd, prompt_sent: r.prompt_sent, history_kept: false, ...(r.prompt_error ? { prompt_error: r.prompt_error } : {}) }
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/agent/stop',
+      auth: 'device',
+      describe: "Quit a pane's agent and keep the pane",
+      body: v.object({ pane_id: v.pipe(v.string('pane_id: want a string'), v.nonEmpty('pane_id: want a pane id')) }),
+      async handler({ body, ctx }) {
+        const found = await agentOrNull(ctx, body.pane_id)
+        if (!found?.agent.agent) fail(404, `no agent in pane ${body.pane_id}`)
+        const kind = String(found.agent.agent)
+        const { ref } = found
+        if (!(await stopToPrompt(ctx, ref.session, ref.id))) fail(409, `the ${kind} agent in pane ${ref.qualified} did not quit; it is still running`)
+        ctx.bus.publish('bridge', 'agent_stopped', { pane_id: ref.qualified, kind, session: ref.session })
+        return { stopped: true, pane_id: ref.qualified, kind }
+      },
+    }),
+  ],
+})

@@ -1,3 +1,4 @@
+import * as v from 'valibot'
 import { definePlugin, defineRoute } from '../../core/plugin.ts'
 import { json } from '../../core/respond.ts'
 
@@ -9,12 +10,13 @@ import { json } from '../../core/respond.ts'
 export default definePlugin({
   name: 'health',
   routes: [
-    defineRoute({ method: 'GET', path: '/healthz', auth: 'none', describe: 'Process is up', handler: () => ({ ok: true }) }),
+    defineRoute({ method: 'GET', path: '/healthz', auth: 'none', describe: 'Process is up', response: v.object({ ok: v.literal(true) }), handler: () => ({ ok: true }) }),
     defineRoute({
       method: 'GET',
       path: '/readyz',
       auth: 'none',
       describe: 'herdr is reachable for at least one session',
+      response: v.object({ ok: v.boolean(), sessions: v.array(v.string()) }),
       async handler({ ctx }) {
         const sessions = ctx.herdr.sessions()
         const pings = await Promise.allSettled(sessions.map((s) => ctx.herdr.call<{ protocol: number }>(s, 'ping', {}, { timeoutMs: 2000 })))

@@ -26,6 +26,7 @@ export default definePlugin({
       path: '/pair',
       auth: 'pairing',
       describe: 'Pair a device with a one-time code',
+      response: v.object({ id: v.string(), bearer: v.string(), name: v.string(), server_id: v.string(), server_name: v.string() }),
       body: v.object({
         code: v.pipe(v.string('code: want a string'), v.nonEmpty('code: want the 8-hex pairing code')),
         device_name: v.optional(v.string('device_name: want a string')),
@@ -57,6 +58,7 @@ export default definePlugin({
       queryToken: true,
       errors: 'json',
       describe: 'Issue a one-time pairing code (valid 5 minutes)',
+      response: v.object({ code: v.string(), url: v.string(), expires_at: v.number() }),
       handler({ ctx }) {
         const codes = ctx.services.get('pairing.codes') as ReturnType<typeof createCodeBook>
         const { code, expires_at } = codes.issue()
@@ -70,6 +72,9 @@ export default definePlugin({
       auth: 'admin',
       errors: 'json',
       describe: 'List paired devices (bearers are never returned)',
+      response: v.object({
+        devices: v.array(v.object({ id: v.string(), name: v.string(), paired_at: v.number(), last_seen: v.optional(v.number()), has_push_token: v.boolean() })),
+      }),
       handler: ({ ctx }) => ({
         devices: ctx.devices.list().map((d) => ({
           id: d.id,
@@ -86,6 +91,7 @@ export default definePlugin({
       auth: 'admin',
       errors: 'json',
       describe: 'Revoke a device: its bearer stops working and its sockets close at once',
+      response: v.object({ revoked: v.literal(true), id: v.string(), name: v.string() }),
       body: v.object({ id: v.pipe(v.string('id: want the device id'), v.nonEmpty('id: want the device id')) }),
       async handler({ body, ctx }) {
         const d = await ctx.devices.remove(body.id.trim())
@@ -100,6 +106,7 @@ export default definePlugin({
       path: '/info',
       auth: 'device',
       describe: 'Server identity and API level',
+      response: v.object({ server_id: v.string(), server_name: v.string(), version: v.number() }),
       handler: ({ ctx }) => ({ server_id: ctx.config.server_id, server_name: ctx.config.server_name, version: API_VERSION }),
     }),
     defineRoute({
@@ -107,6 +114,7 @@ export default definePlugin({
       path: '/register-token',
       auth: 'device',
       describe: "Update this device's push token",
+      response: v.object({ ok: v.literal(true) }),
       body: v.object({ token: v.string('token: want a string') }),
       async handler({ body, auth, ctx }) {
         if (auth.deviceId) await ctx.devices.setPushToken(auth.deviceId, body.token)

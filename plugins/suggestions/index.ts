@@ -1,3 +1,86 @@
-import { definePlugin } from '../../core/plugin.ts'
+import * as v from 'valibot'
+import { definePlugin, defineRoute, type PluginContext } from '../../core/plugin.ts'
+import { fail } from '../../core/respond.ts'
+import { HerdrError } from '../../core/herdr/index.ts'
+import { readGitContext, type GitContext } from '../../core/git/status.ts'
+import { portScanner, reachableHost, directUrl, type HostListener } from '../../core/ports/index.ts'
+import { buildSuggestions, type Suggestion } from './rules.ts'
 
-export default definePlugin({ name: 'suggestions' })
+/**
+ * Context actions for a pane (spec 1 §4.4).
+ *   GET /suggestions?pane=   {pane, suggestions: [{kind, performer, label, detail, action, params,
+ *                            rank}]}: at most 3, rank descending; cached 6 s per pane over the
+ *                            host-wide port scan (cached 5 s). 404 unknown pane.
+ * Loopback-only dev servers get a `show_note` explaining the bind address (no relay yet).
+ */
+
+const PANE_TTL_MS = 6000
+
+interface PaneFacts {
+  cwd: string
+  atPrompt: boolean
+}
+
+function factsOf(info: any, agentCwd: string | undefined, paneCwd: string | undefined): PaneFacts {
+  const fg = (info.foreground_processes ?? []) as { pid: number; cwd?: string }[]
+  const leader = fg.find((p) => p.pid === info.foreground_process_group_id)
+  const cwd = agentCwd || leader?.cwd || fg.find((p) => p.cwd)?.cwd || paneCwd || ''
+  return { cwd, atPrompt: typeof info.shell_pid === 'number' && info.shell_pid === info.foreground_process_group_id }
+}
+
+async function compute(ctx: PluginContext, paneId: string, host: string): Promise<Suggestion[]> {
+  const ref = await ctx.herdr.resolve(paneId).catch((err) => {
+    if (err instanceof HerdrError && err.notFound) fail(404, `no such pane: ${paneId}`)
+    throw err
+  })
+  let info: any
+  try {
+    info = (await ctx.herdr.call<{ process_info: any }>(ref.session, 'pane.process_info', { pane_id: ref.id })).process_info ?? {}
+  } catch (err) {
+    if (err instanceof HerdrError && err.notFound) fail(404, `no such pane: ${paneId}`)
+    throw err
+  }
+  const agent = await ctx.herdr.getAgent(ref.qualified).catch(() => null)
+  const hasAgent = !!agent?.agent.agent
+  const pane = hasAgent ? undefined : await ctx.herdr.getPane(ref.qualified).catch(() => null)
+  const facts = factsOf(info, agent?.agent.cwd, pane?.pane.foreground_cwd || pane?.pane.cwd)
+
+  const [listeners, git] = await Promise.all([
+    portScanner(ctx)
+      .scan()
+      .then((all) => all.filter((l) => l.pane === ref.qualified))
+      .catch((): HostListener[] => []), // a failed scan is not an error
+    (hasAgent || facts.atPrompt) && facts.cwd ? readGitContext(facts.cwd, { env: ctx.env }).catch((): GitContext | undefined => undefined) : Promise.resolve(undefined),
+  ])
+  return buildSuggestions({ pane: ref.qualified, hasAgent, atPrompt: facts.atPrompt, git, listeners, urlOf: (l) => directUrl(l, host) })
+}
+
+export default definePlugin({
+  name: 'suggestions',
+  routes: [
+    defineRoute({
+      method: 'GET',
+      path: '/suggestions',
+      auth: 'device',
+      describe: 'Context actions for a pane (at most three)',
+      query: v.object({ pane: v.pipe(v.string(), v.nonEmpty()) }),
+      invalid: 'missing pane',
+      async handler({ query, ctx, event }) {
+        const host = reachableHost(event.req.headers.get('host'), ctx)
+        let cache = ctx.services.get('suggestions.cache') as Map<string, { at: number; value: Promise<Suggestion[]> }> | undefined
+        if (!cache) ctx.services.set('suggestions.cache', (cache = new Map()))
+        const key = `${query.pane}\0${host}`
+        const hit = cache.get(key)
+        let value: Promise<Suggestion[]>
+        if (hit && ctx.now() - hit.at < PANE_TTL_MS) value = hit.value
+        else {
+          value = compute(ctx, query.pane, host)
+          if (cache.size > 1000) cache.clear()
+          cache.set(key, { at: ctx.now(), value })
+          value.catch(() => cache!.delete(key))
+        }
+        return { pane: query.pane, suggestions: await value }
+      },
+    }),
+  ],
+})

@@ -1,3 +1,124 @@
-import { definePlugin } from '../../core/plugin.ts'
+import { join } from 'node:path'
+import { definePlugin, defineRoute, type PluginContext } from '../../core/plugin.ts'
+import { fail } from '../../core/respond.ts'
+import { qualifyId } from '../../core/herdr/ids.ts'
+import type { AgentInfo } from '../../core/herdr/index.ts'
+import { readJsonFile, writeFileAtomic } from '../../storage/atomic-file.ts'
+import { createRecorder, type Recorder, type AgentRow } from './recorder.ts'
 
-export default definePlugin({ name: 'timeline' })
+/**
+ * Agent activity history (spec 1 §4.4), recorded from the bus.
+ *   GET /timeline?limit&pane   device → {entries (newest first), limit}; 400 bad limit; 503 no recorder
+ *
+ * Options: `enabled` (default true), `flushMs` (persist period when dirty, default 5 s).
+ * File: `<data dir>/timeline.json`, oldest first, written atomically (0600).
+ */
+export interface TimelineOptions {
+  enabled?: boolean
+  flushMs?: number
+}
+
+export const RECORDER = 'timeline.recorder'
+const DEFAULT_LIMIT = 100
+const MAX_LIMIT = 500
+
+/** `limit` as the spec wants it: absent → 100, a positive integer capped at 500, else null. */
+export function parseLimit(raw: unknown): number | null {
+  if (raw === undefined) return DEFAULT_LIMIT
+  if (typeof raw !== 'string' || !/^\d{1,9}$/.test(raw.trim())) return null
+  const n = Number(raw.trim())
+  return n > 0 ? Math.min(n, MAX_LIMIT) : null
+}
+
+export function rowsOf(session: string, agents: AgentInfo[]): AgentRow[] {
+  return agents.map((a) => ({
+    pane: qualifyId(session, a.pane_id),
+    agent: a.agent,
+    agent_status: a.agent_status,
+    workspace: qualifyId(session, a.workspace_id),
+    session,
+    title: (typeof a.name === 'string' && a.name) || undefined,
+  }))
+}
+
+export default definePlugin<TimelineOptions>({
+  name: 'timeline',
+  routes: [
+    defineRoute({
+      method: 'GET',
+      path: '/timeline',
+      auth: 'device',
+      describe: 'Agent status history, newest first',
+      handler({ query, ctx }) {
+        const rec = ctx.services.get(RECORDER) as Recorder | undefined
+        if (!rec) fail(503, 'timeline recorder not running')
+        const limit = parseLimit(query.limit)
+        if (limit === null) fail(400, 'limit must be a positive integer')
+        const pane = typeof query.pane === 'string' && query.pane ? query.pane : undefined
+        return { entries: rec.list(limit, pane), limit }
+      },
+    }),
+  ],
+  setup(ctx, options = {}) {
+    if (options.enabled === false) return
+    const file = join(ctx.config.data_dir, 'timeline.json')
+    let initial: unknown = []
+    try {
+      initial = readJsonFile(file, 'timeline') ?? []
+    } catch (err) {
+      ctx.log.warn(`${(err as Error).message}; starting an empty timeline`)
+    }
+    const rec = createRecorder({ now: ctx.now, initial })
+    ctx.services.set(RECORDER, rec)
+
+    const flush = () => {
+      rec.prune()
+      if (!rec.dirty) return
+      try {
+        writeFileAtomic(file, JSON.stringify(rec.entries()))
+        rec.markClean()
+      } catch (err) {
+        ctx.log.warn(`timeline: cannot write ${file}: ${(err as Error).message}`)
+      }
+    }
+    const timer = setInterval(flush, options.flushMs ?? 5000)
+    timer.unref?.()
+
+    const rebuild = async (session: string) => {
+      const startedAt = ctx.now()
+      try {
+        const r = await ctx.herdr.call<{ agents: AgentInfo[] }>(session, 'agent.list', {})
+        rec.rebuild(session, rowsOf(session, r.agents ?? []), startedAt)
+      } catch {
+        // Unreachable now: multiplexer_connected brings us back here.
+      }
+    }
+    for (const s of ctx.herdr.sessions()) void rebuild(s)
+
+    const unsubscribe = ctx.bus.subscribe({
+      name: 'timeline',
+      limit: 100_000,
+      deliver(ev) {
+        const p = ev.payload as Record<string, any>
+        if (ev.source === 'multiplexer' && ev.type === 'pane_agent_status_changed') {
+          rec.status(ev.ts, { pane: p.pane_id, status: p.agent_status, agent: p.agent, workspace: p.workspace_id, session: p.session })
+        } else if (ev.type === 'pane_closed' || (ev.source === 'multiplexer' && ev.type === 'pane_exited')) {
+          if (typeof p.pane_id === 'string') rec.gone(ev.ts, p.pane_id)
+        } else if (ev.source === 'bridge' && ev.type === 'multiplexer_connected') {
+          return rebuild(typeof p.session === 'string' ? p.session : 'default')
+        }
+      },
+      onLag: () => ctx.log.warn('timeline fell behind the bus and stopped recording'),
+    })
+
+    return () => {
+      unsubscribe()
+      clearInterval(timer)
+      flush()
+      ctx.services.delete(RECORDER)
+    }
+  },
+})
+
+export type { Recorder }
+export { createRecorder } from './recorder.ts'

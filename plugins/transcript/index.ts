@@ -1,3 +1,117 @@
-import { definePlugin } from '../../core/plugin.ts'
+/**
+ * transcript — the structured conversation of an agent pane (spec 3 §2.2, §3.1, §4.2).
+ *
+ *   WS /agent-transcript?pane=&token=[&subagent=]   hello, newest page, live tail, load_older,
+ *                                                    session rotation, roster updates
+ *   (plain GET: 404 with a one-line reason when there is no transcript to stream, else 426)
+ *
+ * Agent-kind capability `transcript` for `claude` and `pi`: locate, normalize, roster, and the
+ * snapshot's `last_activity_ts` / `subagents` (core/snapshot.ts calls lastActivity/subagentCounts).
+ */
+import type { Peer } from 'crossws'
+import { definePlugin, defineWebSocket, defineAgentKind, type PluginContext } from '../../core/plugin.ts'
+import { text } from '../../core/respond.ts'
+import type { AgentInfo } from '../../core/herdr/index.ts'
+import { sessionValue, type Located, type TranscriptReader } from './locate.ts'
+import { claudeTranscript } from './claude/kind.ts'
+import { piTranscript } from './pi/kind.ts'
+import { createTranscriptStream, type Source } from './stream.ts'
 
-export default definePlugin({ name: 'transcript' })
+interface Accepted extends Source {
+  pane: string
+  subagent?: { id: string; path: string }
+  relocate: () => Promise<Source | null>
+  log: PluginContext['log']
+}
+
+const notFound = (reason: string) => text(reason.slice(0, 300), 404)
+
+function readerOf(ctx: PluginContext, kind: string | undefined): TranscriptReader | undefined {
+  const t = ctx.agentKinds.get(kind)?.transcript as Partial<TranscriptReader> | undefined
+  return t && typeof t.locate === 'function' && typeof t.normalize === 'function' ? (t as TranscriptReader) : undefined
+}
+
+/** The pane's agent, its reader and located session; a string is the 404 reason. */
+async function resolveSource(ctx: PluginContext, pane: string): Promise<Source | string> {
+  const found = await ctx.herdr.getAgent(pane)
+  const agent = found?.agent
+  if (!found || !agent?.agent) return 'no such agent: this pane has no agent'
+  const reader = readerOf(ctx, agent.agent)
+  if (!reader) return `transcript not available: agent kind ${agent.agent.slice(0, 40)} not supported`
+  let others: AgentInfo[] | undefined
+  if (!sessionValue(agent)) {
+    // Only needed to refuse a guess when another agent shares the cwd.
+    others = await ctx.herdr
+      .call<{ agents: AgentInfo[] }>(found.ref.session, 'agent.list', {})
+      .then((r) => r.agents ?? [])
+      .catch(() => [])
+  }
+  const loc = await reader.locate({ agent, home: ctx.home, others })
+  if (!loc.ok) return loc.reason
+  return { kind: agent.agent, reader, session: loc.located }
+}
+
+async function subagentOf(reader: TranscriptReader, parent: Located, id: string): Promise<{ id: string; path: string } | undefined> {
+  if (!reader.roster || !reader.subagentPath) return undefined
+  const rows = await reader.roster(parent).catch(() => [])
+  // Matched against discovered rows; the id never builds a path unless it names one of them.
+  const row = rows.find((r) => r.agent_id === id)
+  return row ? { id: row.agent_id, path: reader.subagentPath(parent, row.agent_id) } : undefined
+}
+
+const streams = new WeakMap<Peer, ReturnType<typeof createTranscriptStream>>()
+
+export default definePlugin({
+  name: 'transcript',
+  agentKinds: [defineAgentKind({ kind: 'claude', transcript: claudeTranscript }), defineAgentKind({ kind: 'pi', transcript: piTranscript })],
+  websockets: [
+    defineWebSocket({
+      path: '/agent-transcript',
+      auth: 'device',
+      queryToken: true,
+      describe: 'Structured transcript of an agent pane: hello, newest page, live tail, load_older paging',
+      async accept({ url, ctx }) {
+        const pane = url.searchParams.get('pane')
+        if (!pane) return text('pane is required', 400)
+        const source = await resolveSource(ctx, pane)
+        if (typeof source === 'string') return notFound(source)
+        const state: Accepted = {
+          ...source,
+          pane,
+          relocate: async () => {
+            const next = await resolveSource(ctx, pane)
+            return typeof next === 'string' ? null : next
+          },
+          log: ctx.log,
+        }
+        const sub = url.searchParams.get('subagent')
+        if (sub !== null && sub !== '') {
+          const hit = await subagentOf(source.reader, source.session, sub)
+          if (!hit) return notFound('transcript not available: no such subagent')
+          state.subagent = hit
+        }
+        return state
+      },
+      async open(peer, ws) {
+        const state = ws.state as Accepted
+        const stream = createTranscriptStream({
+          ...state,
+          send: (frame) => peer.send(JSON.stringify(frame)),
+          close: (code, reason) => peer.close(code, reason),
+          relocate: state.subagent ? undefined : state.relocate,
+          onError: (err) => state.log.debug(`transcript ${state.pane}: ${(err as Error)?.message ?? err}`),
+        })
+        streams.set(peer, stream)
+        await stream.start()
+      },
+      message(peer, message) {
+        const raw = (message as any).rawData
+        streams.get(peer)?.message(typeof raw === 'string' ? raw : null)
+      },
+      close(peer) {
+        streams.get(peer)?.stop()
+        streams.delete(peer)
+      },
+    }),
+  ],
+})

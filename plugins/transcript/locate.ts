@@ -20,7 +20,7 @@ export interface LocateInput {
 }
 
 /** The reader a kind contributes (agent-kind capability `transcript`). */
-export interface TranscriptReader {
+export type TranscriptReader = {
   locate(input: LocateInput): Promise<Location>
   normalize(line: string): RawEntry[]
   /** The session's flat subagent roster, sorted by depth then id; [] when nothing was delegated. */

@@ -10,6 +10,7 @@ export default definePlugin({
       path: '/**',
       auth: 'none',
       describe: 'Embedded web page',
+      response: { type: 'text/html' },
       handler: ({ ctx }) =>
         new Response(page(ctx.config.server_name), { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' } }),
     }),

@@ -189,7 +189,7 @@ describe('readGit: the git context', () => {
   it('a remote without HEAD: remote-tracking main before local main; first remote when no origin', async () => {
     const up = repo({ files: { 'x': '1\n' } })
     up.commit('two', { 'x': '2\n' })
-    const r = repo({ files: { 'x': '1\n' } })
+    const r = repo({ files: { 'y': 'mine\n' } })
     r.git('remote', 'add', 'upstream', up.dir)
     r.git('fetch', '-q', 'upstream')
     const g = await readGitContext(r.dir, { env })

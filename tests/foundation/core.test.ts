@@ -214,3 +214,16 @@ describe('health', () => {
     expect(await r.json()).toEqual({ ok: false, sessions: [] })
   })
 })
+
+describe('API document', () => {
+  it('serves OpenAPI 3.1 without auth, with schemas from the manifests', async () => {
+    b = await startBridge()
+    const res = await fetch(`${b.url}/openapi.json`)
+    expect(res.status).toBe(200)
+    const doc = (await res.json()) as any
+    expect(doc.openapi).toBe('3.1.0')
+    expect(doc.paths['/pair'].post.requestBody.content['application/json'].schema.required).toEqual(['code'])
+    expect(doc.paths['/info'].get.responses['200'].content['application/json'].schema.properties.version).toEqual({ type: 'number' })
+    expect(doc.paths['/info'].get.security).toEqual([{ bearer: [] }])
+  })
+})

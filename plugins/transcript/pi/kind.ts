@@ -1,6 +1,6 @@
 /**
  * The pi transcript reader. herdr reports pi's session as a path (`agent_session.kind` `path`);
- * a bare id is looked up in `~/.pi/agent/sessions/*/`. Paths are confined to the bridge's HOME.
+ * a bare id is looked up in the session dirs under `~/.pi/agent/sessions`. Paths are confined to the bridge's HOME.
  * pi has no subagents.
  */
 import { readdir } from 'node:fs/promises'

@@ -1,0 +1,66 @@
+import { toJsonSchema } from '@valibot/to-json-schema'
+import type { GenericSchema } from 'valibot'
+import type { LoadedPlugins } from './loader.ts'
+import { BRIDGE_VERSION, API_VERSION } from './version.ts'
+
+const toSchema = (s: GenericSchema) => toJsonSchema(s, { errorMode: 'ignore', target: 'openapi-3.0' } as any) as Record<string, unknown>
+
+const AUTH: Record<string, { security?: object[]; note: string }> = {
+  device: { security: [{ bearer: [] }], note: 'device bearer or admin token' },
+  admin: { security: [{ bearer: [] }], note: 'admin token only' },
+  none: { note: 'no auth' },
+  pairing: { note: 'one-time pairing code in the body' },
+}
+
+/** Routes whose 200 body is not documented; the API-contract test requires this to be empty. */
+export function undocumentedRoutes(loaded: LoadedPlugins): string[] {
+  const out: string[] = []
+  for (const [path, byMethod] of loaded.routes) for (const [m, r] of byMethod) if (!r.response || !r.describe) out.push(`${m} ${path} (plugin ${r.plugin})`)
+  for (const [path, w] of loaded.websockets) if (!w.describe || !w.doc) out.push(`WS ${path} (plugin ${w.plugin})`)
+  return out
+}
+
+/**
+ * OpenAPI 3.1 for every HTTP route, built from the manifests and their valibot schemas. The
+ * WebSocket routes are listed under `x-websockets` with their query and frame shapes.
+ */
+export function buildOpenApi(loaded: LoadedPlugins): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {}
+  for (const [path, byMethod] of loaded.routes) {
+    const p = (paths[path === '/**' ? '/{any}' : path] ??= {})
+    for (const [method, r] of byMethod) {
+      const auth = AUTH[r.auth]
+      const op: Record<string, unknown> = {
+        summary: r.describe ?? '',
+        tags: [r.plugin],
+        description: `Auth: ${auth.note}${r.queryToken ? '; `?token=` accepted' : ''}. Errors: ${r.errors === 'json' ? 'JSON `{error}`' : 'plain text'}, one line.`,
+      }
+      if (auth.security) op.security = auth.security
+      if (r.query) {
+        const q = toSchema(r.query) as { properties?: Record<string, object>; required?: string[] }
+        op.parameters = Object.entries(q.properties ?? {}).map(([name, schema]) => ({ name, in: 'query', required: q.required?.includes(name) ?? false, schema }))
+      }
+      if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: toSchema(r.body) } } }
+      if (r.bodyType === 'raw') op.requestBody = { required: true, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }
+      const resp = r.response
+      const ok =
+        resp && 'type' in resp && typeof resp.type === 'string' && !('kind' in resp)
+          ? { description: (resp as any).description ?? 'OK', content: { [(resp as any).type]: { schema: { type: 'string' } } } }
+          : resp
+            ? { description: 'OK', content: { 'application/json': { schema: toSchema(resp as GenericSchema) } } }
+            : { description: 'OK (shape not documented)' }
+      op.responses = { '200': ok, ...(r.auth === 'device' || r.auth === 'admin' ? { '401': { description: '`unauthorized`' } } : {}) }
+      p[method.toLowerCase()] = op
+    }
+  }
+  const websockets = Object.fromEntries(
+    [...loaded.websockets].map(([path, w]) => [path, { summary: w.describe ?? '', auth: AUTH[w.auth].note + (w.queryToken ? '; `?token=` accepted' : ''), ...w.doc }]),
+  )
+  return {
+    openapi: '3.1.0',
+    info: { title: 'herdr-bridge', version: BRIDGE_VERSION, 'x-api-level': API_VERSION },
+    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    paths,
+    'x-websockets': websockets,
+  }
+}

@@ -1,0 +1,19 @@
+import * as v from 'valibot'
+import { definePlugin, defineRoute } from '../../core/plugin.ts'
+import { buildOpenApi } from '../../core/openapi.ts'
+import type { LoadedPlugins } from '../../core/loader.ts'
+
+/** GET /openapi.json (no auth): the API document, generated from the live route manifests. */
+export default definePlugin({
+  name: 'openapi',
+  routes: [
+    defineRoute({
+      method: 'GET',
+      path: '/openapi.json',
+      auth: 'none',
+      describe: 'OpenAPI 3.1 document of every route, generated from the manifests',
+      response: v.record(v.string(), v.unknown()),
+      handler: ({ ctx }) => buildOpenApi(ctx.services.get('routes') as LoadedPlugins),
+    }),
+  ],
+})
