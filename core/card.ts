@@ -131,6 +131,18 @@ export async function readCard(ctx: PluginContext, pane: string, opts: ReadCardO
       .call<{ read?: { text?: string } }>(ref.session, 'agent.read', { target: ref.id, source, format: 'text', ...(lines ? { lines } : {}) })
       .then((r) => r?.read?.text ?? '')
 
+  const parseScreen = caps?.parseScreen
+  const summarize = caps?.summarize ?? fallback?.summarize
+  const service = caps?.questionService
+  const blockedNow = status === 'blocked'
+
+  // Everything below only reads; it runs side by side.
+  const extras = Promise.all([
+    blockedNow && parseScreen && service ? service.pending(ctx, agent).catch(() => null) : null,
+    blockedNow && parseScreen ? explainCategory(ctx, ref).catch(() => undefined) : undefined,
+    // The conversation itself says best what the agent is doing; when blocked, the prompt does.
+    blockedNow ? undefined : transcriptSummary(caps, agent, ctx).catch(() => undefined),
+  ])
   const [detection, recent] = await Promise.all([
     read('detection').catch(() => ''),
     (opts.recent
@@ -138,15 +150,7 @@ export async function readCard(ctx: PluginContext, pane: string, opts: ReadCardO
       : read('visible')
     ).catch(() => ''),
   ])
-
-  const parseScreen = caps?.parseScreen
-  const summarize = caps?.summarize ?? fallback?.summarize
-  const service = caps?.questionService
-  const blockedNow = status === 'blocked'
-
-  const [pending, category] = blockedNow && parseScreen
-    ? await Promise.all([service ? service.pending(ctx, agent).catch(() => null) : null, explainCategory(ctx, ref).catch(() => undefined)])
-    : [null, undefined]
+  const [pending, category, fromTranscript] = await extras
 
   let parse: ScreenParse | null = null
   if (pending) parse = { question: pending.question, options: pending.options }
@@ -155,35 +159,28 @@ export async function readCard(ctx: PluginContext, pane: string, opts: ReadCardO
   const title = agent.terminal_title_stripped ?? ''
   const input: SummaryInput = { detection, recent, title, status, blocked: parse ?? undefined }
   let summary = summarize ? safe(() => summarize(input), null) : null
-  if (!blockedNow) {
-    // The conversation itself says best what the agent is doing; the screen is the fallback.
-    const fromTranscript = await transcriptSummary(caps, agent, ctx).catch(() => undefined)
-    if (fromTranscript) summary = { transcript: summary?.transcript, ...fromTranscript }
-  }
+  if (fromTranscript) summary = { transcript: summary?.transcript, ...fromTranscript }
   summary ??= { headline: title || `Agent ${status}`, detail: '' }
 
-  const card: Card = { pane_id: pane, agent_kind: kind, agent_status: status, headline: summary.headline || title || `Agent ${status}`, detail: summary.detail ?? '', parsed: !!parseScreen }
   const mode = caps?.permissionMode ? safe(() => caps.permissionMode!(detection), undefined) : undefined
-  if (mode) card.permission_mode = mode
+  let blocked: CardBlocked | undefined
   if (blockedNow && parseScreen) {
     // A prompt we cannot read still blocks; the last thing the agent said is the best question.
-    const blocked: CardBlocked = parse ? { question: parse.question, options: parse.options } : { question: firstLine(summary.detail), options: [] }
+    blocked = parse ? { question: parse.question, options: parse.options } : { question: firstLine(summary.detail), options: [] }
     const cat = pending?.category ?? category
     if (cat) blocked.category = cat
-    card.blocked = blocked
   }
-  if (summary.transcript) card.transcript = summary.transcript
   // Key order as the spec lists the fields.
   return {
-    pane_id: card.pane_id,
-    agent_kind: card.agent_kind,
-    agent_status: card.agent_status,
-    ...(card.permission_mode ? { permission_mode: card.permission_mode } : {}),
-    headline: card.headline,
-    detail: card.detail,
-    ...(card.blocked ? { blocked: card.blocked } : {}),
-    ...(card.transcript ? { transcript: card.transcript } : {}),
-    parsed: card.parsed,
+    pane_id: pane,
+    agent_kind: kind,
+    agent_status: status,
+    ...(mode ? { permission_mode: mode } : {}),
+    headline: summary.headline || title || `Agent ${status}`,
+    detail: summary.detail ?? '',
+    ...(blocked ? { blocked } : {}),
+    ...(summary.transcript ? { transcript: summary.transcript } : {}),
+    parsed: !!parseScreen,
   }
 }
 

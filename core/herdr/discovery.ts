@@ -22,24 +22,35 @@ export function sessionSocketPath(session: string, env: NodeJS.ProcessEnv = proc
 }
 
 /** True when something accepts connections on the socket (herdr's own `running` test). */
-export function socketAlive(path: string, timeoutMs = 1000): Promise<boolean> {
-  if (!existsSync(path)) return Promise.resolve(false)
+export async function socketAlive(path: string, timeoutMs = 5000): Promise<boolean> {
+  return (await probeSocket(path, timeoutMs)) === 'alive'
+}
+
+/**
+ * `alive` or `dead` as the connect says; `unsure` when no answer came in time, which on a Unix
+ * socket mostly means this process's event loop was busy, not that herdr is gone.
+ */
+export function probeSocket(path: string, timeoutMs = 5000): Promise<'alive' | 'dead' | 'unsure'> {
+  if (!existsSync(path)) return Promise.resolve('dead')
   return new Promise((resolve) => {
     const sock = createConnection(path)
-    const done = (ok: boolean) => {
+    const done = (r: 'alive' | 'dead' | 'unsure') => {
       clearTimeout(timer)
       sock.destroy()
-      resolve(ok)
+      resolve(r)
     }
-    const timer = setTimeout(() => done(false), timeoutMs)
+    const timer = setTimeout(() => done('unsure'), timeoutMs)
     // Connect and leave without a byte: herdr drops a connection that sends no line.
-    sock.on('connect', () => done(true))
-    sock.on('error', () => done(false))
+    sock.on('connect', () => done('alive'))
+    sock.on('error', () => done('dead'))
   })
 }
 
-/** Named sessions with a live socket. The default session is handled by the caller. */
-export async function scanNamedSessions(env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
+/**
+ * Named sessions with a live socket. The default session is handled by the caller. A session in
+ * `known` whose probe is unsure stays listed, so a busy moment does not make it flap.
+ */
+export async function scanNamedSessions(env: NodeJS.ProcessEnv = process.env, known: readonly string[] = []): Promise<string[]> {
   const dir = join(herdrConfigDir(env), 'sessions')
   let names: string[] = []
   try {
@@ -50,6 +61,6 @@ export async function scanNamedSessions(env: NodeJS.ProcessEnv = process.env): P
   } catch {
     return []
   }
-  const alive = await Promise.all(names.map((n) => socketAlive(sessionSocketPath(n, env))))
-  return names.filter((_, i) => alive[i])
+  const probes = await Promise.all(names.map((n) => probeSocket(sessionSocketPath(n, env))))
+  return names.filter((n, i) => probes[i] === 'alive' || (probes[i] === 'unsure' && known.includes(n)))
 }

@@ -78,7 +78,7 @@ export function createHerdr(opts: HerdrOptions = {}): Herdr {
   const refresh = () =>
     (refreshing ??= (async () => {
       try {
-        const next = await scanNamedSessions(env)
+        const next = await scanNamedSessions(env, named)
         const added = next.filter((s) => !named.includes(s))
         const removed = named.filter((s) => !next.includes(s))
         named = next

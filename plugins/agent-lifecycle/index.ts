@@ -20,7 +20,7 @@ import { launch, stopToPrompt } from './launch.ts'
  */
 
 const PROMPT_WAIT_MS = 8000
-const str = (name: string) => v.optional(v.string(`${name}: want a string`))
+const str = () => v.optional(v.string('want a string'))
 
 function notFoundAs404(err: unknown): never {
   if (err instanceof HerdrError && err.notFound) fail(404, err.message || err.code)
@@ -47,18 +47,19 @@ export default definePlugin({
       auth: 'device',
       describe: 'Start an agent in an idle shell, a new split or a new tab',
       body: v.object({
-        kind: v.pipe(v.string('kind: want a string'), v.nonEmpty('kind: want an agent kind')),
-        pane_id: str('pane_id'),
-        split_from: str('split_from'),
-        workspace_id: str('workspace_id'),
-        cwd: str('cwd'),
-        prompt: str('prompt'),
-        name: str('name'),
-        direction: v.optional(v.picklist(['right', 'down', 'up', 'left'], 'direction: want right, down, up or left')),
-        label: str('label'),
-        timeout_ms: v.optional(v.number('timeout_ms: want a number')),
+        kind: str(),
+        pane_id: str(),
+        split_from: str(),
+        workspace_id: str(),
+        cwd: str(),
+        prompt: str(),
+        name: str(),
+        direction: v.optional(v.picklist(['right', 'down', 'up', 'left'], 'want right, down, up or left')),
+        label: str(),
+        timeout_ms: v.optional(v.number('want a number')),
       }),
       async handler({ body, ctx }) {
+        if (!body.kind) fail(400, 'kind: want an agent kind')
         const targets = [body.pane_id, body.split_from, body.workspace_id].filter((t) => t !== undefined && t !== '')
         if (targets.length !== 1) fail(400, 'want exactly one of pane_id, split_from, workspace_id')
         if (body.cwd !== undefined && body.pane_id) fail(400, 'cwd cannot be combined with pane_id (the pane already has a directory)')
@@ -109,11 +110,12 @@ export default definePlugin({
       auth: 'device',
       describe: "Replace a pane's agent with a fresh one of the same kind (the conversation is lost)",
       body: v.object({
-        pane_id: v.pipe(v.string('pane_id: want a string'), v.nonEmpty('pane_id: want a pane id')),
-        prompt: str('prompt'),
-        timeout_ms: v.optional(v.number('timeout_ms: want a number')),
+        pane_id: str(),
+        prompt: str(),
+        timeout_ms: v.optional(v.number('want a number')),
       }),
       async handler({ body, ctx }) {
+        if (!body.pane_id) fail(400, 'pane_id: want a pane id')
         const found = await agentOrNull(ctx, body.pane_id)
         if (!found?.agent.agent) fail(404, `no agent in pane ${body.pane_id}`)
         const { ref, agent } = found
@@ -137,8 +139,9 @@ export default definePlugin({
       path: '/agent/stop',
       auth: 'device',
       describe: "Quit a pane's agent and keep the pane",
-      body: v.object({ pane_id: v.pipe(v.string('pane_id: want a string'), v.nonEmpty('pane_id: want a pane id')) }),
+      body: v.object({ pane_id: str() }),
       async handler({ body, ctx }) {
+        if (!body.pane_id) fail(400, 'pane_id: want a pane id')
         const found = await agentOrNull(ctx, body.pane_id)
         if (!found?.agent.agent) fail(404, `no agent in pane ${body.pane_id}`)
         const kind = String(found.agent.agent)

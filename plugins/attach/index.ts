@@ -1,3 +1,89 @@
-import { definePlugin } from '../../core/plugin.ts'
+import type { Peer } from 'crossws'
+import { definePlugin, defineWebSocket, type PluginContext } from '../../core/plugin.ts'
+import { text } from '../../core/respond.ts'
+import { parseAttachQuery } from './frames.ts'
+import { startRelay, type Relay, type RelayOptions } from './relay.ts'
 
-export default definePlugin({ name: 'attach' })
+/**
+ * Live terminal (spec 3 §2.3, §4.3).
+ *   WS /attach?pane=<id>&token=<bearer>[&mode=control|observe][&cols=C&rows=R][&takeover=1]
+ *
+ * Streams through herdr's CLI (`BRIDGE_HERDR_BIN`): `terminal session control` (default) or
+ * `terminal session observe`. Server → client: binary frames of raw terminal bytes. Client →
+ * server: binary frames are typed into the pane; a text frame `{"type":"resize","cols","rows"}`
+ * (1..1000) resizes the pane's PTY; any other text frame is ignored.
+ *
+ * - mode=observe is read-only: input and resizes are dropped, the desk's PTY size is untouched,
+ *   and any number of observers may watch. It is the mode for watching.
+ * - One controller per pane (herdr's rule). A second controller is refused, closing with 4409
+ *   and a reason that says how to proceed, so a phone never silently steals a desk session;
+ *   `takeover=1` takes the pane over explicitly, and the previous controller closes with 4001.
+ * - Before upgrading: 401 without a valid token, 400 `want ?pane=<pane_id>` (or a bad
+ *   mode/cols/rows), 404 for an unknown pane.
+ * - A plain pane with scrollback gets one history frame (up to 1000 unwrapped lines, CRLF, no
+ *   clear-screen prefix) before the first repaint; agent panes and alternate-screen programs none.
+ * - Close codes: 1000 stream ended (with herdr's reason, e.g. the pane went away), 4409 refused
+ *   second controller, 4001 taken over, 1011 the CLI failed, 1013 the client stopped reading.
+ */
+
+interface AttachState extends RelayOptions {
+  ctx: PluginContext
+  relays: Map<string, Relay>
+}
+
+const RELAYS = 'attach.relays'
+
+export default definePlugin({
+  name: 'attach',
+  setup(ctx) {
+    const relays = new Map<string, Relay>()
+    ctx.services.set(RELAYS, relays)
+    // Shutdown ends every stream and waits for each CLI process to be gone.
+    return async () => {
+      const live = [...relays.values()]
+      relays.clear()
+      for (const r of live) r.end()
+      await Promise.all(live.map((r) => r.exited))
+    }
+  },
+  websockets: [
+    defineWebSocket({
+      path: '/attach',
+      auth: 'device',
+      queryToken: true,
+      describe: 'Live terminal of a pane (binary frames both ways)',
+      async accept({ url, ctx }): Promise<AttachState | Response> {
+        const q = parseAttachQuery(url.searchParams)
+        if (!q.ok) return text(q.message, 400)
+        const got = await ctx.herdr.getPane(q.query.pane)
+        if (!got) return text(`pane ${q.query.pane} not found`, 404)
+        return {
+          ctx,
+          relays: ctx.services.get(RELAYS) as Map<string, Relay>,
+          ref: got.ref,
+          mode: q.query.mode,
+          cols: q.query.cols,
+          rows: q.query.rows,
+          takeover: q.query.takeover,
+          // Agents draw on the alternate screen; reading their history would also scroll their UI.
+          seedHistory: !got.pane.agent,
+        }
+      },
+      open(peer: Peer, ws) {
+        const st = ws.state as AttachState
+        st.relays.set(peer.id, startRelay(st.ctx, peer, st))
+      },
+      message(peer, message, ws) {
+        const raw = message.rawData as unknown
+        const st = ws.state as AttachState
+        st.relays.get(peer.id)?.input(typeof raw === 'string' ? raw : message.uint8Array(), typeof raw === 'string')
+      },
+      close(peer, ws) {
+        const st = ws?.state as AttachState | undefined
+        const relay = st?.relays.get(peer.id)
+        st?.relays.delete(peer.id)
+        relay?.end()
+      },
+    }),
+  ],
+})

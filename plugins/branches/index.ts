@@ -1,3 +1,51 @@
-import { definePlugin } from '../../core/plugin.ts'
+import * as v from 'valibot'
+import { definePlugin, defineRoute } from '../../core/plugin.ts'
+import { fail } from '../../core/respond.ts'
+import { HerdrError } from '../../core/herdr/index.ts'
+import { branchInfo, type WorktreeListResult } from './info.ts'
+import { deleteBranch } from './delete.ts'
 
-export default definePlugin({ name: 'branches' })
+/**
+ * Deleting a finished worktree's branch (spec 1 §4.8). Errors are JSON `{error}`.
+ *   GET  /branch-info?workspace_id=               preflight while the space still exists
+ *   POST /branch-delete {repo_root, branch, force?}   after worktree.remove; rules re-checked
+ */
+export default definePlugin({
+  name: 'branches',
+  routes: [
+    defineRoute({
+      method: 'GET',
+      path: '/branch-info',
+      auth: 'device',
+      errors: 'json',
+      describe: "What deleting a space's branch would do",
+      async handler({ query, ctx }) {
+        if (!query.workspace_id) fail(400, 'want ?workspace_id=<workspace_id>')
+        const ref = await ctx.herdr.resolve(query.workspace_id)
+        let list: WorktreeListResult | null
+        try {
+          list = await ctx.herdr.call<WorktreeListResult>(ref.session, 'worktree.list', { workspace_id: ref.id })
+        } catch (err) {
+          // Not a git worktree is an answer, not a failure.
+          if (err instanceof HerdrError && err.code === 'not_git_worktree') list = null
+          else throw err
+        }
+        return branchInfo(query.workspace_id, ref.id, list, { env: ctx.env })
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/branch-delete',
+      auth: 'device',
+      errors: 'json',
+      describe: 'Delete a local branch (never the remote one) after the safety rules',
+      body: v.object({
+        repo_root: v.pipe(v.string(), v.nonEmpty()),
+        branch: v.pipe(v.string(), v.nonEmpty()),
+        force: v.optional(v.boolean(), false),
+      }),
+      invalid: 'want {repo_root: string, branch: string, force?: bool}',
+      handler: ({ body, ctx }) => deleteBranch(body, { env: ctx.env }),
+    }),
+  ],
+})

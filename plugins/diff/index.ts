@@ -1,5 +1,6 @@
 import { definePlugin, defineRoute, type PluginContext } from '../../core/plugin.ts'
 import { fail } from '../../core/respond.ts'
+import { HerdrError } from '../../core/herdr/index.ts'
 import { readGit } from '../../core/git/status.ts'
 import { GitFailure, runGit } from '../../core/git/run.ts'
 import { clampWindow, readSlice } from './expand.ts'
@@ -48,7 +49,10 @@ export default definePlugin({
 /** The agent's working directory; a pane without an agent (or unknown) is 404. */
 async function agentCwd(ctx: PluginContext, pane: string | undefined): Promise<string> {
   if (!pane) fail(400, 'want ?pane=<pane_id>')
-  const found = await ctx.herdr.getAgent(pane)
+  const found = await ctx.herdr.getAgent(pane).catch((err) => {
+    if (err instanceof HerdrError && err.code === 'session_not_found') return null
+    throw err
+  })
   const cwd = found?.agent.cwd || found?.agent.foreground_cwd
   if (!found || !found.agent.agent || !cwd) fail(404, 'no such agent')
   return cwd

@@ -15,13 +15,16 @@ export interface StreamPeer {
 export interface StreamOptions {
   /** `{type:'heartbeat'}` period; the spec says 20 s. */
   heartbeatMs: number
-  /** Bytes queued on the socket beyond which the client counts as lagging. */
+  /** Bytes queued on the socket beyond which further events wait in the subscriber's queue. */
   maxBufferedBytes: number
-  /** Events held back while the snapshot is built, beyond which the client counts as lagging. */
+  /** Events a subscriber may have waiting (snapshot in flight or socket backed up); one more drops it. */
   maxPending: number
 }
 
-export const DEFAULT_STREAM: StreamOptions = { heartbeatMs: 20_000, maxBufferedBytes: 4 * 1024 * 1024, maxPending: 4096 }
+export const DEFAULT_STREAM: StreamOptions = { heartbeatMs: 20_000, maxBufferedBytes: 1024 * 1024, maxPending: 1024 }
+
+/** How often a backed-up socket is looked at again. */
+const RETRY_WRITE_MS = 10
 
 export const LAG_CODE = 4000
 export const LAG_REASON = 'resync: subscriber lagged'
@@ -48,7 +51,10 @@ export function openEventStream(
   opts: StreamOptions = DEFAULT_STREAM,
 ): EventStream {
   let phase: 'snapshot' | 'live' | 'closed' = 'snapshot'
-  let pending: BusEvent[] = []
+  // Events accepted for this socket and not yet handed to it. Bounded: past maxPending the
+  // subscriber is dropped, so a stalled client costs a fixed amount of memory and nobody waits.
+  let queue: BusEvent[] = []
+  let retry: NodeJS.Timeout | undefined
 
   const end = (code: number, reason: string) => {
     if (phase === 'closed') return
@@ -60,22 +66,28 @@ export function openEventStream(
     }
   }
   const lag = () => end(LAG_CODE, LAG_REASON)
+  const backedUp = () => (peer.bufferedAmount ?? 0) > opts.maxBufferedBytes
 
-  const send = (ev: BusEvent) => {
-    // A peer whose socket backs up would hold memory and, worse, delay nobody but itself: drop it.
-    if ((peer.bufferedAmount ?? 0) > opts.maxBufferedBytes) return lag()
-    peer.send(frameOf(ev))
+  const pump = () => {
+    if (phase !== 'live') return
+    let i = 0
+    while (i < queue.length && !backedUp()) peer.send(frameOf(queue[i++]))
+    if (i > 0) queue = i === queue.length ? [] : queue.slice(i)
+    if (queue.length && !retry) {
+      retry = setTimeout(() => {
+        retry = undefined
+        pump()
+      }, RETRY_WRITE_MS)
+    }
   }
 
   const unsubscribe = deps.bus.subscribe({
     name: 'events-socket',
-    limit: opts.maxPending,
     deliver(ev) {
-      if (phase === 'live') send(ev)
-      else if (phase === 'snapshot') {
-        pending.push(ev)
-        if (pending.length > opts.maxPending) lag()
-      }
+      if (phase === 'closed') return
+      queue.push(ev)
+      if (queue.length > opts.maxPending) return lag()
+      if (queue.length === 1) pump()
     },
     onLag: lag,
   })
@@ -83,16 +95,16 @@ export function openEventStream(
   const baseline = deps.bus.seq
 
   const heartbeat = setInterval(() => {
-    if (phase !== 'live') return
-    if ((peer.bufferedAmount ?? 0) > opts.maxBufferedBytes) return lag()
-    peer.send(JSON.stringify({ type: 'heartbeat', ts: deps.now() }))
+    // A socket with events waiting is not idle; the events themselves prove it alive.
+    if (phase === 'live' && !queue.length) peer.send(JSON.stringify({ type: 'heartbeat', ts: deps.now() }))
   }, opts.heartbeatMs)
   heartbeat.unref?.()
 
   const stop = () => {
     phase = 'closed'
-    pending = []
+    queue = []
     clearInterval(heartbeat)
+    clearTimeout(retry)
     unsubscribe()
   }
 
@@ -101,12 +113,7 @@ export function openEventStream(
       if (phase !== 'snapshot') return
       peer.send(JSON.stringify({ type: 'snapshot', source: 'bridge', seq: baseline, ts: deps.now(), snapshot }))
       phase = 'live'
-      const held = pending
-      pending = []
-      for (const ev of held) {
-        if (phase !== 'live') break
-        send(ev)
-      }
+      pump()
     },
     (err) => {
       deps.onError?.(err)

@@ -13,7 +13,7 @@ import { createPane, waitForPrompt } from '../../core/herdr/panes.ts'
  */
 
 const PROMPT_WAIT_MS = 8000
-const opt = (name: string) => v.optional(v.string(`${name}: want a string`))
+const opt = () => v.optional(v.string('want a string'))
 
 /** herdr's "no such thing" becomes 404; other herdr errors stay 502 (core). */
 function notFoundAs404(err: unknown): never {
@@ -30,12 +30,12 @@ export default definePlugin({
       auth: 'device',
       describe: 'Split a pane or open a tab, optionally running a command in it',
       body: v.object({
-        split_from: opt('split_from'),
-        workspace_id: opt('workspace_id'),
-        direction: v.optional(v.picklist(['right', 'down', 'up', 'left'], 'direction: want right, down, up or left')),
-        cwd: opt('cwd'),
-        label: opt('label'),
-        command: opt('command'),
+        split_from: opt(),
+        workspace_id: opt(),
+        direction: v.optional(v.picklist(['right', 'down', 'up', 'left'], 'want right, down, up or left')),
+        cwd: opt(),
+        label: opt(),
+        command: opt(),
       }),
       async handler({ body, ctx }) {
         if (body.split_from && body.workspace_id) fail(400, 'want at most one of split_from, workspace_id')
@@ -56,7 +56,7 @@ export default definePlugin({
       path: '/pane/close',
       auth: 'device',
       describe: 'Close a pane',
-      body: v.object({ pane_id: v.pipe(v.string('pane_id: want a string'), v.nonEmpty('pane_id: want a pane id')) }),
+      body: v.object({ pane_id: v.pipe(v.string('want a string'), v.nonEmpty('want a pane id')) }),
       invalid: 'want {pane_id}',
       async handler({ body, ctx }) {
         const ref = await ctx.herdr.resolve(body.pane_id).catch(notFoundAs404)

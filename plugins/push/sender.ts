@@ -66,3 +66,16 @@ export function createFcmSender(opts: FcmSenderOptions): PushSender {
     close: () => deleteApp(app),
   }
 }
+
+/**
+ * FCM bills user credentials to a quota project sent as `x-goog-user-project`; firebase-admin
+ * adds that header for user credentials only from $GOOGLE_CLOUD_QUOTA_PROJECT, so it is set
+ * (when unset) while user credentials are in use. Returns the undo.
+ */
+export function useQuotaProject(projectId: string): () => void {
+  if (process.env.GOOGLE_CLOUD_QUOTA_PROJECT) return () => {}
+  process.env.GOOGLE_CLOUD_QUOTA_PROJECT = projectId
+  return () => {
+    if (process.env.GOOGLE_CLOUD_QUOTA_PROJECT === projectId) delete process.env.GOOGLE_CLOUD_QUOTA_PROJECT
+  }
+}

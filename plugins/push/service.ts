@@ -9,7 +9,7 @@ import { readJsonFile } from '../../storage/atomic-file.ts'
 import { alertMessages, cardForAlert, composeAlert, dismissMessage, DEFAULT_ANDROID_CHANNELS, type Alert, type AlertCard, type AndroidChannels } from './compose.ts'
 import { createTransitions, type Action, type NotifyStatus } from './transitions.ts'
 import { findCredential, describeCredential, CredentialError, type FoundCredential } from './credentials.ts'
-import { createFcmSender, type PushSender, type SendResult } from './sender.ts'
+import { createFcmSender, useQuotaProject, type PushSender, type SendResult } from './sender.ts'
 
 /**
  * The push watcher: bus events → transitions → alerts and dismissals fanned out to every
@@ -34,6 +34,8 @@ export interface FanoutResult {
 export interface PushService {
   /** Resolves once credentials were looked up (push then sends or only logs). */
   ready: Promise<void>
+  /** Resolves once the start-up states were recorded as well: from here on, changes alert. */
+  started: Promise<void>
   readonly credential: FoundCredential | null
   readonly channels: AndroidChannels
   fanoutAlert(alert: Alert): Promise<FanoutResult>
@@ -52,6 +54,7 @@ export function createPushService(ctx: PluginContext, options: PushOptions = {})
   let sender: PushSender | null = null
   let credential: FoundCredential | null = null
   let closed = false
+  let restoreQuota = () => {}
 
   const ready = (async () => {
     try {
@@ -66,6 +69,7 @@ export function createPushService(ctx: PluginContext, options: PushOptions = {})
       return
     }
     if (closed) return
+    if (credential.type === 'authorized_user') restoreQuota = useQuotaProject(credential.projectId)
     sender = createFcmSender({ credential: credential.credential, projectId: credential.projectId, httpAgent: options.httpAgent, backoffMs: options.backoffMs })
     ctx.log.info(`push via FCM: ${describeCredential(credential)}`)
   })()
@@ -189,6 +193,7 @@ export function createPushService(ctx: PluginContext, options: PushOptions = {})
 
   return {
     ready,
+    started: Promise.all([ready, baselined]).then(() => {}),
     get credential() {
       return credential
     },
@@ -204,6 +209,7 @@ export function createPushService(ctx: PluginContext, options: PushOptions = {})
       await ready
       await Promise.race([Promise.all([...chains.values()]), new Promise((r) => setTimeout(r, 2000).unref())])
       await sender?.close().catch(() => {})
+      restoreQuota()
     },
   }
 }

@@ -4,17 +4,23 @@ import { fail } from '../../core/respond.ts'
 import { HerdrError } from '../../core/herdr/index.ts'
 import { readGitContext, type GitContext } from '../../core/git/status.ts'
 import { portScanner, reachableHost, directUrl, type HostListener } from '../../core/ports/index.ts'
+import { splitAddr } from '../../core/config.ts'
 import { buildSuggestions, type Suggestion } from './rules.ts'
+import { createRelayHub, type RelayHub } from './relay.ts'
 
 /**
  * Context actions for a pane (spec 1 §4.4).
  *   GET /suggestions?pane=   {pane, suggestions: [{kind, performer, label, detail, action, params,
  *                            rank}]}: at most 3, rank descending; cached 6 s per pane over the
  *                            host-wide port scan (cached 5 s). 404 unknown pane.
- * Loopback-only dev servers get a `show_note` explaining the bind address (no relay yet).
+ * A loopback-only dev server is offered through a relay on a bridge-owned port (plugins/suggestions/
+ * relay.ts; each answer carries a fresh one-time token), or a `show_note` when no relay can start.
  */
 
 const PANE_TTL_MS = 6000
+const HUB = 'suggestions.relays'
+/** Stands in for a relay URL in cached answers; every response mints a fresh one-time URL. */
+const RELAY_MARK = 'relay-port:'
 
 interface PaneFacts {
   cwd: string
@@ -52,11 +58,45 @@ async function compute(ctx: PluginContext, paneId: string, host: string): Promis
       .catch((): HostListener[] => []), // a failed scan is not an error
     (hasAgent || facts.atPrompt) && facts.cwd ? readGitContext(facts.cwd, { env: ctx.env }).catch((): GitContext | undefined => undefined) : Promise.resolve(undefined),
   ])
-  return buildSuggestions({ pane: ref.qualified, hasAgent, atPrompt: facts.atPrompt, git, listeners, urlOf: (l) => directUrl(l, host) })
+  const hub = ctx.services.get(HUB) as RelayHub | undefined
+  const relayed = new Set<number>()
+  if (hub) {
+    for (const l of listeners.filter((x) => x.loopback).slice(0, 2)) if (await hub.urlFor(l, host)) relayed.add(l.port)
+  }
+  return buildSuggestions({
+    pane: ref.qualified,
+    hasAgent,
+    atPrompt: facts.atPrompt,
+    git,
+    listeners,
+    urlOf: (l) => directUrl(l, host),
+    relayOf: (l) => (relayed.has(l.port) ? `${RELAY_MARK}${l.port}` : undefined),
+  })
+}
+
+/** Replaces relay marks with fresh one-time URLs; a relay that closed meanwhile is reopened. */
+async function withRelayUrls(ctx: PluginContext, list: Suggestion[], host: string): Promise<Suggestion[]> {
+  const hub = ctx.services.get(HUB) as RelayHub | undefined
+  const out: Suggestion[] = []
+  for (const s of list) {
+    if (!s.params.url?.startsWith(RELAY_MARK)) {
+      out.push(s)
+      continue
+    }
+    const port = Number(s.params.url.slice(RELAY_MARK.length))
+    const url = await hub?.urlFor({ bind: '127.0.0.1', port }, host)
+    if (url) out.push({ ...s, params: { ...s.params, url } })
+  }
+  return out
 }
 
 export default definePlugin({
   name: 'suggestions',
+  setup(ctx) {
+    const hub = createRelayHub({ listenHost: listenHostOf(ctx.config.transport.addr), now: ctx.now, log: ctx.log })
+    ctx.services.set(HUB, hub)
+    return () => hub.close()
+  },
   routes: [
     defineRoute({
       method: 'GET',
@@ -79,8 +119,17 @@ export default definePlugin({
           cache.set(key, { at: ctx.now(), value })
           value.catch(() => cache!.delete(key))
         }
-        return { pane: query.pane, suggestions: await value }
+        return { pane: query.pane, suggestions: await withRelayUrls(ctx, await value, host) }
       },
     }),
   ],
 })
+
+/** Relays listen where the bridge listens, so whoever reaches the bridge reaches them. */
+function listenHostOf(addr: string): string {
+  try {
+    return splitAddr(addr).host
+  } catch {
+    return '127.0.0.1'
+  }
+}

@@ -18,6 +18,8 @@ import type { AddressInfo } from 'node:net'
 export interface FcmRequest {
   project: string
   auth: string
+  /** x-goog-user-project (sent for user credentials). */
+  quotaProject?: string
   body: { message: any; validate_only?: boolean }
 }
 
@@ -38,6 +40,8 @@ export interface FakeFcm {
 }
 
 export const ACCESS_TOKEN = 'fake-access-token-1'
+/** The refresh token of the user credentials the fake accepts. */
+export const USER_REFRESH_TOKEN = 'fake-refresh-token'
 
 export async function startFakeFcm(): Promise<FakeFcm> {
   const dir = mkdtempSync(join(tmpdir(), 'fake-fcm-'))
@@ -83,6 +87,11 @@ export async function startFakeFcm(): Promise<FakeFcm> {
       const host = String(req.headers.host ?? '').split(':')[0]
       if (host === 'oauth2.googleapis.com' && req.url === '/token') {
         const form = new URLSearchParams(raw)
+        if (form.get('grant_type') === 'refresh_token') {
+          if (form.get('refresh_token') !== USER_REFRESH_TOKEN) return reply(res, 400, { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' })
+          tokenGrants.push({ assertion: { refresh_token: form.get('refresh_token'), client_id: form.get('client_id') } })
+          return reply(res, 200, { access_token: ACCESS_TOKEN, expires_in: 3600, token_type: 'Bearer', scope: 'openid' })
+        }
         const jwt = form.get('assertion') ?? ''
         const [h, p, s] = jwt.split('.')
         const v = createVerify('RSA-SHA256')
@@ -96,10 +105,11 @@ export async function startFakeFcm(): Promise<FakeFcm> {
       const m = /^\/v1\/projects\/([^/]+)\/messages:send$/.exec(req.url ?? '')
       if (host !== 'fcm.googleapis.com' || !m || req.method !== 'POST') return reply(res, 404, { error: { code: 404, message: 'no such route', status: 'NOT_FOUND' } })
       const body = JSON.parse(raw)
-      requests.push({ project: m[1], auth: String(req.headers.authorization ?? ''), body })
+      const quota = req.headers['x-goog-user-project']
+      requests.push({ project: m[1], auth: String(req.headers.authorization ?? ''), ...(quota ? { quotaProject: String(quota) } : {}), body })
       for (const w of waiters) w()
       if (req.headers.authorization !== `Bearer ${ACCESS_TOKEN}`) return reply(res, 401, fcmError(401, 'UNAUTHENTICATED', 'Request had invalid authentication credentials.'))
-      const token = body?.message?.token
+      const token = body?.message?.token ?? `/topics/${body?.message?.topic}`
       const b = behave.get(token)
       const n = (attempts.get(token) ?? 0) + 1
       attempts.set(token, n)

@@ -76,8 +76,20 @@ export function isDone(state: DoneState, agentId: string, toolUseId: string): bo
 
 export const emptyDoneState = (): DoneState => ({ status: new Map(), sync: new Set(), returned: new Set() })
 
+const inflight = new Map<string, Promise<DoneState>>()
+
 /** The done state of a parent transcript, brought up to date with its complete lines. */
-export async function scanDone(path: string): Promise<DoneState> {
+export function scanDone(path: string): Promise<DoneState> {
+  // One pass per file at a time: two overlapping passes would observe the same lines twice.
+  let p = inflight.get(path)
+  if (!p) {
+    p = scanOnce(path).finally(() => inflight.delete(path))
+    inflight.set(path, p)
+  }
+  return p
+}
+
+async function scanOnce(path: string): Promise<DoneState> {
   let fh
   try {
     fh = await open(path, 'r')

@@ -45,12 +45,12 @@ function normalizeObject(o: Record<string, any>): RawEntry[] {
     case 'custom_message':
       return o.display === false ? [] : sys(typeof o.content === 'string' ? o.content : textOf(o.content))
     default:
-      return [{ id: '', role: 'system', kind: 'message', parsed: false, ...base(0) }]
+      return [unparsed('system', base(0))]
   }
 }
 
 function message(m: unknown, base: Base): RawEntry[] {
-  if (!isObj(m)) return [{ id: '', role: 'system', kind: 'message', parsed: false, ...base(0) }]
+  if (!isObj(m)) return [unparsed('system', base(0))]
   switch (m.role) {
     case 'user': {
       if (typeof m.content === 'string') return m.content.trim() ? [{ ...base(0), role: 'user', kind: 'message', text: body(m.content), parsed: true }] : []
@@ -60,7 +60,7 @@ function message(m: unknown, base: Base): RawEntry[] {
           if (isObj(b) && b.type === 'text' && typeof b.text === 'string') {
             if (b.text.trim()) out.push({ ...base(i), role: 'user', kind: 'message', text: body(b.text), parsed: true })
           } else if (isObj(b) && b.type === 'image') out.push({ ...base(i), role: 'user', kind: 'attachment', text: '[image]', parsed: true })
-          else out.push({ id: '', role: 'user', kind: 'message', parsed: false, ...base(i) })
+          else out.push(unparsed('user', base(i)))
         })
       return out
     }
@@ -68,13 +68,13 @@ function message(m: unknown, base: Base): RawEntry[] {
       const out: RawEntry[] = []
       if (Array.isArray(m.content))
         m.content.forEach((b: unknown, i: number) => {
-          if (!isObj(b)) return out.push({ id: '', role: 'assistant', kind: 'message', parsed: false, ...base(i) })
+          if (!isObj(b)) return out.push(unparsed('assistant', base(i)))
           if (b.type === 'text') {
             if (typeof b.text === 'string' && b.text.trim()) out.push({ ...base(i), role: 'assistant', kind: 'message', text: body(b.text), parsed: true })
           } else if (b.type === 'thinking') {
             if (typeof b.thinking === 'string' && b.thinking.trim()) out.push({ ...base(i), role: 'assistant', kind: 'thinking', text: body(b.thinking), parsed: true })
           } else if (b.type === 'toolCall') out.push({ ...base(i), role: 'assistant', kind: 'tool_call', tool: projectPiTool(b), parsed: true })
-          else out.push({ id: '', role: 'assistant', kind: 'message', parsed: false, ...base(i) })
+          else out.push(unparsed('assistant', base(i)))
         })
       return out
     }
@@ -95,7 +95,7 @@ function message(m: unknown, base: Base): RawEntry[] {
     case 'compactionSummary':
       return typeof m.summary === 'string' && m.summary.trim() ? [{ ...base(0), role: 'system', kind: 'message', text: body(m.summary), parsed: true }] : []
     default:
-      return [{ id: '', role: 'system', kind: 'message', parsed: false, ...base(0) }]
+      return [unparsed('system', base(0))]
   }
 }
 
@@ -150,3 +150,7 @@ function textOf(c: unknown): string {
 }
 
 const body = (s: string) => cap(s.trim(), TEXT_CAP)
+
+function unparsed(role: RawEntry['role'], b: Pick<RawEntry, 'id' | 'parent_id' | 'ts'>): RawEntry {
+  return { ...b, role, kind: 'message', parsed: false }
+}

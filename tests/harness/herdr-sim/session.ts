@@ -123,6 +123,7 @@ export class SimSession {
     const ctx: MethodContext = { s: this.state, id, conn, stopServer: (o) => this.stopServer(o) }
     const settle = (out: Result | typeof STREAMING): void => {
       if (out !== STREAMING) conn.reply({ id, result: out })
+      else conn.setStreaming()
       this.state.syncFocus()
     }
     const failWith = (err: unknown): void => {

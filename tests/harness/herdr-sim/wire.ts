@@ -11,6 +11,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
 export class Connection {
   /** Set once the client sent anything after its request line, hung up, or the socket died. */
   gone = false
+  /** A streaming connection is torn down as soon as the client leaves; a plain one still replies. */
+  private streaming = false
   private goneListeners: Array<() => void> = []
   private dataListener: ((chunk: Buffer) => void) | undefined
 
@@ -34,6 +36,12 @@ export class Connection {
   close(): void {
     if (!this.socket.destroyed) this.socket.end()
     this.markGone()
+  }
+
+  /** Marks the connection as held open by a streaming method (subscription, wait, stream). */
+  setStreaming(): void {
+    this.streaming = true
+    if (this.gone) this.socket.destroy()
   }
 
   onGone(cb: () => void): void {
@@ -60,6 +68,7 @@ export class Connection {
   private markGone(): void {
     if (this.gone) return
     this.gone = true
+    if (this.streaming && !this.socket.writableEnded) this.socket.destroy()
     const listeners = this.goneListeners
     this.goneListeners = []
     for (const l of listeners) l()

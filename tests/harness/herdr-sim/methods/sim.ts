@@ -20,7 +20,7 @@ function need(cond: unknown, detail: string): void {
 }
 
 function shellQuote(arg: string): string {
-  return `'${arg.replace(/'/g, `'\\''`)}'`
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`
 }
 
 export const simMethods: MethodTable = {
@@ -117,7 +117,7 @@ export const simMethods: MethodTable = {
       need(/^[a-z][a-z0-9_-]{0,31}$/.test(p.name), 'invalid agent name')
       pane.agentName = p.name
     }
-    pane.terminal.write(`${[kind, ...args].map((a, i) => (i === 0 ? a : shellQuote(a))).join(' ')}\r`)
+    pane.terminal.write(`${[kind, ...args].map(shellQuote).join(' ')}\r`)
     if (p.wait !== false) {
       const deadline = Date.now() + (typeof p.timeout_ms === 'number' ? p.timeout_ms : 20000)
       while (pane.agentLabel !== kind) {

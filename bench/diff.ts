@@ -1,0 +1,99 @@
+/**
+ * GET /diff and GET /diff?context=1 against the raw git they wrap.
+ *
+ * A repository of 5,000 files with 300 changed (250 modified, 30 untracked, 20 deleted), one
+ * agent pane in it (the simulator). The floor is `git status --porcelain=v2 -z
+ * --untracked-files=all` and `git diff HEAD` run directly, in parallel, as a minimal
+ * implementation would; the sequential sum is printed too. All measured interleaved in the same
+ * run. Target: p50 ratio ≤ 1.3.
+ */
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, writeFileSync, unlinkSync } from 'node:fs'
+import { execa } from 'execa'
+import { startStack } from '../tests/harness/stack.ts'
+
+const FILES = 5000
+const MODIFIED = 250
+const UNTRACKED = 30
+const DELETED = 20
+const ROUNDS = 60
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]
+}
+
+export async function run(): Promise<void> {
+  const t0 = performance.now()
+  const stack = await startStack()
+  try {
+    const { sim, bridge, home } = stack
+    const dir = join(home, 'src', 'big')
+    mkdirSync(dir, { recursive: true })
+    const env = { ...process.env, HOME: home, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' }
+    const git = (...a: string[]) => execFileSync('git', a, { cwd: dir, env, stdio: 'pipe', maxBuffer: 1 << 28 })
+    git('init', '-q', '-b', 'main')
+    const body = (i: number, v: string) => Array.from({ length: 40 }, (_, l) => `// file ${i} line ${l} ${v}`).join('\n') + '\n'
+    const path = (i: number) => join(dir, `pkg${i % 50}`, `mod${Math.floor(i / 50) % 10}`, `f${i}.ts`)
+    for (let i = 0; i < FILES; i++) {
+      mkdirSync(join(path(i), '..'), { recursive: true })
+      writeFileSync(path(i), body(i, 'v1'))
+    }
+    git('add', '-A')
+    git('commit', '-q', '-m', 'initial')
+    for (let i = 0; i < MODIFIED; i++) writeFileSync(path(i * 17), body(i * 17, 'v2').replace('line 20', 'line twenty'))
+    for (let i = 0; i < DELETED; i++) unlinkSync(path(i * 17 + 5))
+    for (let i = 0; i < UNTRACKED; i++) writeFileSync(join(dir, `pkg${i}`, `new${i}.ts`), body(i, 'new'))
+
+    const ws = await sim.request('workspace.create', { cwd: dir })
+    const pane = ws.root_pane.pane_id
+    await sim.request('pane.report_agent', { pane_id: pane, source: 'custom:bench', agent: 'claude', state: 'idle' })
+    const setupS = (performance.now() - t0) / 1000
+
+    const gitEnv = { ...env, GIT_OPTIONAL_LOCKS: '0' }
+    const status = () => execa('git', ['status', '--porcelain=v2', '-z', '--untracked-files=all'], { cwd: dir, env: gitEnv })
+    const diff = () => execa('git', ['diff', 'HEAD', '--no-color'], { cwd: dir, env: gitEnv, maxBuffer: 1 << 28 })
+    const floor = () => Promise.all([status(), diff()])
+    const sequential = async () => {
+      await status()
+      await diff()
+    }
+    const http = async (q: string) => {
+      const res = await bridge.request(`/diff?pane=${encodeURIComponent(pane)}${q}`)
+      if (res.status !== 200) throw new Error(`/diff answered ${res.status}: ${await res.text()}`)
+      return res.json()
+    }
+    const first = (await http('')) as any
+    const changed = MODIFIED + UNTRACKED + DELETED
+    if (first.files.length !== changed) throw new Error(`expected ${changed} files, got ${first.files.length}`)
+    for (let i = 0; i < 5; i++) await Promise.all([floor(), http(''), http('&context=1')])
+
+    const ms = { floor: [] as number[], seq: [] as number[], full: [] as number[], ctx: [] as number[] }
+    const time = async (into: number[], fn: () => Promise<unknown>) => {
+      const t = performance.now()
+      await fn()
+      into.push(performance.now() - t)
+    }
+    for (let i = 0; i < ROUNDS; i++) {
+      await time(ms.floor, floor)
+      await time(ms.full, () => http(''))
+      await time(ms.seq, sequential)
+      await time(ms.ctx, () => http('&context=1'))
+    }
+    const f = (x: number) => x.toFixed(1).padStart(7)
+    const kib = (JSON.stringify(first).length / 1024).toFixed(0)
+    console.log(`bench/diff: ${FILES} files, ${changed} changed, ${ROUNDS} rounds, ${kib} KiB body (setup ${setupS.toFixed(1)} s)`)
+    console.log(`  git status + git diff HEAD, parallel (floor)   p50 ${f(pct(ms.floor, 50))} ms  p99 ${f(pct(ms.floor, 99))} ms`)
+    console.log(`  git status then git diff HEAD, sequential      p50 ${f(pct(ms.seq, 50))} ms  p99 ${f(pct(ms.seq, 99))} ms`)
+    console.log(`  GET /diff                                      p50 ${f(pct(ms.full, 50))} ms  p99 ${f(pct(ms.full, 99))} ms`)
+    console.log(`  GET /diff?context=1                            p50 ${f(pct(ms.ctx, 50))} ms  p99 ${f(pct(ms.ctx, 99))} ms`)
+    const r = (a: number[]) => (pct(a, 50) / pct(ms.floor, 50)).toFixed(2)
+    console.log(`  ratio /diff ÷ floor p50 ${r(ms.full)}×   /diff?context=1 ÷ floor p50 ${r(ms.ctx)}×   (target ≤ 1.3×)`)
+  } finally {
+    await stack.close()
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await run()

@@ -1,0 +1,117 @@
+/**
+ * Pure pieces of /attach: the query, client control frames, the CLI's output lines, the history
+ * seed and close reasons. No I/O, so each rule is tested on its own.
+ */
+
+export const SIZE_MAX = 1000
+/** The reference bridge's initial PTY size; the client sends its real size right after connecting. */
+export const DEFAULT_COLS = 80
+export const DEFAULT_ROWS = 24
+export const HISTORY_LINES = 1000
+
+export type Mode = 'control' | 'observe'
+
+export interface AttachQuery {
+  pane: string
+  mode: Mode
+  cols: number
+  rows: number
+  takeover: boolean
+}
+
+export type QueryResult = { ok: true; query: AttachQuery } | { ok: false; message: string }
+
+const sizeOf = (v: string | null, name: string, fallback: number): number | string => {
+  if (v === null || v === '') return fallback
+  if (!/^\d{1,4}$/.test(v) || Number(v) < 1 || Number(v) > SIZE_MAX) return `${name}: want an integer 1..${SIZE_MAX}`
+  return Number(v)
+}
+
+export function parseAttachQuery(params: URLSearchParams): QueryResult {
+  const pane = (params.get('pane') ?? '').trim()
+  if (!pane) return { ok: false, message: 'want ?pane=<pane_id>' }
+  const m = params.get('mode') ?? ''
+  if (m !== '' && m !== 'control' && m !== 'observe') return { ok: false, message: 'mode: want control or observe' }
+  const cols = sizeOf(params.get('cols'), 'cols', DEFAULT_COLS)
+  if (typeof cols === 'string') return { ok: false, message: cols }
+  const rows = sizeOf(params.get('rows'), 'rows', DEFAULT_ROWS)
+  if (typeof rows === 'string') return { ok: false, message: rows }
+  const t = params.get('takeover') ?? ''
+  if (t !== '' && t !== '0' && t !== '1' && t !== 'true' && t !== 'false') return { ok: false, message: 'takeover: want 1 or 0' }
+  return { ok: true, query: { pane, mode: m === 'observe' ? 'observe' : 'control', cols, rows, takeover: t === '1' || t === 'true' } }
+}
+
+/**
+ * A client text frame: `{"type":"resize","cols":C,"rows":R}` with 1..1000 each, else null.
+ * Text frames are control only; nothing in one is ever typed into the pane.
+ */
+export function parseResize(text: string): { cols: number; rows: number } | null {
+  if (text.length > 256) return null
+  let msg: any
+  try {
+    msg = JSON.parse(text)
+  } catch {
+    return null
+  }
+  if (!msg || typeof msg !== 'object' || msg.type !== 'resize') return null
+  const ok = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= 1 && (n as number) <= SIZE_MAX
+  return ok(msg.cols) && ok(msg.rows) ? { cols: msg.cols, rows: msg.rows } : null
+}
+
+export type CliLine = { type: 'frame'; bytes: Buffer } | { type: 'closed'; reason: string | null } | null
+
+/** One stdout line of `herdr terminal session observe|control`. */
+export function parseCliLine(line: string): CliLine {
+  if (!line.trim()) return null
+  let msg: any
+  try {
+    msg = JSON.parse(line)
+  } catch {
+    return null
+  }
+  if (msg?.type === 'terminal.frame' && typeof msg.bytes === 'string') return { type: 'frame', bytes: Buffer.from(msg.bytes, 'base64') }
+  if (msg?.type === 'terminal.closed') return { type: 'closed', reason: typeof msg.reason === 'string' ? msg.reason : null }
+  return null
+}
+
+export const inputLine = (bytes: Uint8Array) => JSON.stringify({ type: 'terminal.input', bytes: Buffer.from(bytes).toString('base64') }) + '\n'
+export const resizeLine = (cols: number, rows: number) => JSON.stringify({ type: 'terminal.resize', cols, rows, cell_width_px: 0, cell_height_px: 0 }) + '\n'
+export const releaseLine = () => JSON.stringify({ type: 'terminal.release' }) + '\n'
+
+/** CRLF line endings, idempotent (CRLF → LF → CRLF), trailing blank lines dropped; null when blank. */
+export function historyFrame(text: string): Buffer | null {
+  const lf = text.replace(/\r\n/g, '\n').replace(/\n+$/, '')
+  // eslint-disable-next-line no-control-regex
+  if (!lf.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').trim()) return null
+  return Buffer.from(lf.replace(/\n/g, '\r\n') + '\r\n', 'utf8')
+}
+
+export interface CloseVerdict {
+  code: number
+  reason: string
+}
+
+/**
+ * Close codes: 1000 the stream ended (pane gone, detached); 4409 refused because the pane has
+ * a controller already; 4001 this controller was taken over; 1011 the herdr CLI failed.
+ */
+export function closeFor(reason: string | null): CloseVerdict {
+  const r = reason ?? 'terminal stream ended'
+  if (/already has an attached client/.test(r)) {
+    return { code: 4409, reason: 'pane already has a controller: use mode=observe to watch, or takeover=1 to take it over' }
+  }
+  if (/taken over/.test(r)) return { code: 4001, reason: 'taken over by another client' }
+  return { code: 1000, reason: r }
+}
+
+/** WebSocket close reasons are capped at 123 bytes; cut on a character boundary. */
+export function closeReason(s: string): string {
+  const line = s.split('\n')[0]
+  if (Buffer.byteLength(line) <= 123) return line
+  let out = ''
+  for (const ch of line) {
+    if (Buffer.byteLength(out + ch) > 120) break
+    out += ch
+  }
+  return out + '…'
+}

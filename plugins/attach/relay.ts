@@ -1,0 +1,192 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { createInterface } from 'node:readline'
+import type { Peer } from 'crossws'
+import type { PluginContext } from '../../core/plugin.ts'
+import type { PaneRef } from '../../core/herdr/index.ts'
+import { isDefaultSession } from '../../core/herdr/index.ts'
+import { closeFor, closeReason, historyFrame, inputLine, parseCliLine, parseResize, releaseLine, resizeLine, HISTORY_LINES, type Mode } from './frames.ts'
+
+/**
+ * One /attach connection: a `herdr terminal session control|observe` child whose JSON lines
+ * are relayed to the socket, and the socket's input relayed to the child's stdin. Either end
+ * closing ends the other; the child is always killed and waited for.
+ */
+
+export interface RelayOptions {
+  ref: PaneRef
+  mode: Mode
+  cols: number
+  rows: number
+  takeover: boolean
+  /** Send the pane's scrollback once before the first repaint (plain panes only). */
+  seedHistory: boolean
+}
+
+/** Output is paused while this much is queued for the client. */
+const HIGH_WATER = 1 << 20
+/** A client that reads nothing for this long is dropped. */
+const STUCK_MS = 30_000
+const KILL_GRACE_MS = 1500
+
+export interface Relay {
+  pid: number | undefined
+  input(data: Uint8Array | string, isText: boolean): void
+  /** The socket closed: end the child. */
+  end(): void
+  exited: Promise<void>
+}
+
+export function herdrArgs(o: Pick<RelayOptions, 'ref' | 'mode' | 'cols' | 'rows' | 'takeover'>): string[] {
+  const args = isDefaultSession(o.ref.session) ? [] : ['--session', o.ref.session]
+  args.push('terminal', 'session', o.mode, o.ref.id)
+  if (o.mode === 'control' && o.takeover) args.push('--takeover')
+  args.push('--cols', String(o.cols), '--rows', String(o.rows))
+  return args
+}
+
+/** The env herdr's CLI resolves sockets from; empty overrides are removed, not passed as ''. */
+export function herdrEnv(env: NodeJS.ProcessEnv, session: string): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env }
+  for (const k of ['HERDR_SOCKET_PATH', 'HERDR_CLIENT_SOCKET_PATH', 'HERDR_SESSION']) if (!out[k]) delete out[k]
+  // An explicit --session wins anyway; for the default session a stray HERDR_SESSION must not.
+  if (isDefaultSession(session)) delete out.HERDR_SESSION
+  return out
+}
+
+export function startRelay(ctx: PluginContext, peer: Peer, o: RelayOptions): Relay {
+  let socketOpen = true
+  let closedReason: string | null | undefined
+  let stderr = ''
+  let seedDone = !o.seedHistory
+  const held: Buffer[] = []
+
+  const child = spawn(ctx.config.herdr_bin, herdrArgs(o), { env: herdrEnv(ctx.env, o.ref.session), stdio: ['pipe', 'pipe', 'pipe'] }) as ChildProcessWithoutNullStreams
+  let childAlive = true
+  const exited = new Promise<void>((resolve) => {
+    child.once('close', () => resolve())
+    child.once('error', () => resolve())
+  })
+
+  const closeSocket = (code: number, reason: string) => {
+    if (!socketOpen) return
+    socketOpen = false
+    try {
+      peer.close(code, closeReason(reason))
+    } catch {
+      // already closing
+    }
+  }
+
+  // Backpressure: stop reading the child while the client has a megabyte unread.
+  let stuckSince = 0
+  let drainTimer: NodeJS.Timeout | undefined
+  const buffered = () => (peer.websocket as { bufferedAmount?: number }).bufferedAmount ?? 0
+  const send = (bytes: Buffer) => {
+    if (!socketOpen) return
+    peer.send(bytes, { compress: false } as any)
+    if (buffered() > HIGH_WATER && !drainTimer) {
+      child.stdout.pause()
+      stuckSince = Date.now()
+      drainTimer = setInterval(() => {
+        if (!socketOpen) return clearInterval(drainTimer)
+        if (buffered() <= HIGH_WATER / 4) {
+          clearInterval(drainTimer)
+          drainTimer = undefined
+          child.stdout.resume()
+        } else if (Date.now() - stuckSince > STUCK_MS) {
+          clearInterval(drainTimer)
+          closeSocket(1013, 'client is not reading the terminal stream')
+          end()
+        }
+      }, 50)
+    }
+  }
+
+  const lines = createInterface({ input: child.stdout, crlfDelay: Infinity })
+  lines.on('line', (line) => {
+    const msg = parseCliLine(line)
+    if (!msg) return
+    if (msg.type === 'closed') {
+      closedReason = msg.reason
+      return
+    }
+    if (seedDone) send(msg.bytes)
+    else held.push(msg.bytes)
+  })
+  child.stderr.on('data', (d: Buffer) => {
+    if (stderr.length < 4096) stderr += d.toString('utf8')
+  })
+  child.stdin.on('error', () => {})
+
+  child.once('error', (err) => {
+    childAlive = false
+    closeSocket(1011, `herdr CLI failed to start: ${(err as NodeJS.ErrnoException).code ?? err.message}`)
+  })
+  child.once('close', (code) => {
+    childAlive = false
+    if (drainTimer) clearInterval(drainTimer)
+    // Frames are relayed before the exit is: readline has emitted every line by 'close'.
+    if (closedReason !== undefined) {
+      const v = closeFor(closedReason)
+      return closeSocket(v.code, v.reason)
+    }
+    const why = stderr.split('\n').find((l) => l.trim())?.trim()
+    closeSocket(code === 0 ? 1000 : 1011, code === 0 ? 'terminal stream ended' : why || `herdr CLI exited with ${code}`)
+  })
+
+  if (o.seedHistory) {
+    void readHistory(ctx, o.ref)
+      .catch(() => null)
+      .then((seed) => {
+        if (seed) send(seed)
+        seedDone = true
+        for (const b of held.splice(0)) send(b)
+      })
+  }
+
+  const write = (line: string) => {
+    if (childAlive && child.stdin.writable) child.stdin.write(line)
+  }
+
+  const end = () => {
+    socketOpen = false
+    if (!childAlive) return
+    // Release first (herdr detaches cleanly), then make sure the process is gone.
+    write(releaseLine())
+    child.stdin.end()
+    const term = setTimeout(() => childAlive && child.kill('SIGTERM'), KILL_GRACE_MS)
+    const kill = setTimeout(() => childAlive && child.kill('SIGKILL'), KILL_GRACE_MS * 3)
+    void exited.then(() => (clearTimeout(term), clearTimeout(kill)))
+  }
+
+  return {
+    pid: child.pid,
+    exited,
+    end,
+    input(data, isText) {
+      if (isText) {
+        // Text frames are control; the only one acted on is resize, and never for an observer.
+        const size = parseResize(typeof data === 'string' ? data : Buffer.from(data).toString('utf8'))
+        if (size && o.mode === 'control') write(resizeLine(size.cols, size.rows))
+        return
+      }
+      if (o.mode !== 'control' || data.length === 0) return
+      write(inputLine(data as Uint8Array))
+    },
+  }
+}
+
+/**
+ * The pane's scrollback as one frame: recent text, unwrapped, ANSI kept, CRLF. Sent only when
+ * there is history beyond the visible screen (an alternate-screen program has none).
+ */
+async function readHistory(ctx: PluginContext, ref: PaneRef): Promise<Buffer | null> {
+  const read = (source: string, lines?: number) =>
+    ctx.herdr
+      .call<{ read?: { text?: string } }>(ref.session, 'pane.read', { pane_id: ref.id, source, format: 'ansi', ...(lines ? { lines } : {}) }, { timeoutMs: 5000 })
+      .then((r) => r?.read?.text ?? '')
+  const [recent, visible] = await Promise.all([read('recent_unwrapped', HISTORY_LINES), read('visible')])
+  const count = (t: string) => t.replace(/\n+$/, '').split('\n').length
+  if (count(recent) <= count(visible)) return null
+  return historyFrame(recent)
+}

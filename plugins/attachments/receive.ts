@@ -1,0 +1,54 @@
+/**
+ * Streams a request body into a temp file, hashing as it goes and stopping at the first byte
+ * over the cap (the rest is never read, so never buffered).
+ */
+import { open, unlink } from 'node:fs/promises'
+import { createHash, randomBytes } from 'node:crypto'
+import { join } from 'node:path'
+import { HEAD_BYTES } from './sniff.ts'
+
+export interface Received {
+  tempPath: string
+  bytes: number
+  sha256: string
+  head: Buffer
+}
+
+export class OverCap extends Error {}
+
+export function tempName(): string {
+  return `.upload-${randomBytes(8).toString('hex')}.part`
+}
+
+/** Resolves with the written temp file; on any failure the temp file is gone. */
+export async function receiveToFile(body: ReadableStream<Uint8Array> | null, dir: string, cap: number): Promise<Received> {
+  const tempPath = join(dir, tempName())
+  const fh = await open(tempPath, 'wx', 0o600)
+  const hash = createHash('sha256')
+  const headParts: Buffer[] = []
+  let headLen = 0
+  let bytes = 0
+  let ok = false
+  const reader = body?.getReader()
+  try {
+    while (reader) {
+      const { done, value } = await reader.read()
+      if (done) break
+      if (!value?.length) continue
+      bytes += value.length
+      if (bytes > cap) throw new OverCap()
+      hash.update(value)
+      if (headLen < HEAD_BYTES) {
+        headParts.push(Buffer.from(value.subarray(0, HEAD_BYTES - headLen)))
+        headLen += Math.min(value.length, HEAD_BYTES - headLen)
+      }
+      for (let off = 0; off < value.length; ) off += (await fh.write(value, off, value.length - off)).bytesWritten
+    }
+    ok = true
+  } finally {
+    reader?.releaseLock()
+    await fh.close()
+    if (!ok) await unlink(tempPath).catch(() => {})
+  }
+  return { tempPath, bytes, sha256: hash.digest('hex'), head: Buffer.concat(headParts) }
+}

@@ -1,0 +1,215 @@
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { connect as netConnect, isIP, type AddressInfo, type Socket } from 'node:net'
+import { randomBytes, timingSafeEqual } from 'node:crypto'
+
+/**
+ * The loopback relay behind `dev_server_local`: a reverse proxy on a bridge-owned port to a dev
+ * server that listens on loopback only, WebSockets passed through. Access takes a one-time URL
+ * token, exchanged on first use for an HttpOnly cookie; a relay idle for 5 minutes closes.
+ */
+
+export const RELAY_IDLE_MS = 5 * 60_000
+const SWEEP_MS = 60_000
+const TOKEN_TTL_MS = 10 * 60_000
+const QUERY_KEY = 'bridge_preview'
+
+interface Relay {
+  server: Server
+  port: number
+  target: { host: string; port: number }
+  /** Cookie value granting access (never in a URL). */
+  secret: string
+  cookie: string
+  /** One-time URL tokens → expiry. */
+  tokens: Map<string, number>
+  lastUsed: number
+  sockets: Set<Socket>
+}
+
+function same(a: string, b: string): boolean {
+  const x = Buffer.from(a)
+  const y = Buffer.from(b)
+  return x.length === y.length && timingSafeEqual(x, y)
+}
+
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const i = part.indexOf('=')
+    if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim()
+  }
+  return undefined
+}
+
+/** The Cookie header without the relay's own cookie (the dev server never sees the secret). */
+function stripCookie(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined
+  const kept = header.split(';').filter((p) => p.split('=')[0].trim() !== name)
+  return kept.length ? kept.join(';').trim() : undefined
+}
+
+export interface RelayHub {
+  /** A one-time URL to the relay for a loopback listener, opening the relay if needed; undefined when it cannot start. */
+  urlFor(target: { bind: string; port: number }, publicHost: string): Promise<string | undefined>
+  close(): Promise<void>
+}
+
+export function createRelayHub(opts: { listenHost: string; now?: () => number; log?: { warn: (m: string) => void } }): RelayHub {
+  const now = opts.now ?? Date.now
+  const relays = new Map<number, Relay>()
+  const opening = new Map<number, Promise<Relay | undefined>>()
+
+  const sweep = setInterval(() => {
+    for (const [port, r] of relays) if (now() - r.lastUsed > RELAY_IDLE_MS) void closeRelay(port)
+  }, SWEEP_MS)
+  sweep.unref()
+
+  const closeRelay = async (port: number) => {
+    const r = relays.get(port)
+    if (!r) return
+    relays.delete(port)
+    for (const s of r.sockets) s.destroy()
+    r.server.closeAllConnections?.()
+    await new Promise<void>((ok) => r.server.close(() => ok()))
+  }
+
+  /** Access check shared by HTTP and upgrades: cookie, or a one-time token (then redirect). */
+  const admit = (r: Relay, req: IncomingMessage): 'ok' | 'exchange' | 'refuse' => {
+    const c = cookieValue(req.headers.cookie, r.cookie)
+    if (c && same(c, r.secret)) return 'ok'
+    const url = new URL(req.url ?? '/', 'http://relay')
+    const t = url.searchParams.get(QUERY_KEY)
+    if (!t) return 'refuse'
+    const exp = r.tokens.get(t)
+    if (!exp || exp < now()) return 'refuse'
+    r.tokens.delete(t) // one use only
+    return 'exchange'
+  }
+
+  const forwardHeaders = (r: Relay, req: IncomingMessage) => {
+    const headers: Record<string, string | string[] | undefined> = { ...req.headers }
+    headers['x-forwarded-host'] = req.headers.host
+    headers['x-forwarded-proto'] = 'http'
+    headers.host = `localhost:${r.target.port}`
+    headers.cookie = stripCookie(req.headers.cookie, r.cookie)
+    if (!headers.cookie) delete headers.cookie
+    return headers
+  }
+
+  const handle = (r: Relay, req: IncomingMessage, res: ServerResponse) => {
+    r.lastUsed = now()
+    const verdict = admit(r, req)
+    if (verdict === 'refuse') {
+      res.writeHead(401, { 'content-type': 'text/plain; charset=utf-8' }).end('unauthorized: open this preview from the app')
+      return
+    }
+    if (verdict === 'exchange') {
+      const url = new URL(req.url ?? '/', 'http://relay')
+      url.searchParams.delete(QUERY_KEY)
+      res
+        .writeHead(302, {
+          location: url.pathname + url.search,
+          'set-cookie': `${r.cookie}=${r.secret}; Path=/; HttpOnly; SameSite=Lax`,
+          'cache-control': 'no-store',
+        })
+        .end()
+      return
+    }
+    const up = httpRequest({ host: r.target.host, port: r.target.port, method: req.method, path: req.url, headers: forwardHeaders(r, req) }, (ur) => {
+      res.writeHead(ur.statusCode ?? 502, ur.headers)
+      ur.pipe(res)
+    })
+    up.on('error', () => {
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8' }).end(`the dev server on port ${r.target.port} is not answering — it may have stopped`)
+      else res.destroy()
+    })
+    req.pipe(up)
+  }
+
+  const upgrade = (r: Relay, req: IncomingMessage, client: Socket, head: Buffer) => {
+    r.lastUsed = now()
+    if (admit(r, req) !== 'ok') {
+      client.end('HTTP/1.1 401 Unauthorized\r\nconnection: close\r\ncontent-length: 0\r\n\r\n')
+      return
+    }
+    const upstream = netConnect({ host: r.target.host, port: r.target.port })
+    r.sockets.add(client).add(upstream)
+    const drop = () => {
+      client.destroy()
+      upstream.destroy()
+      r.sockets.delete(client)
+      r.sockets.delete(upstream)
+    }
+    upstream.on('error', drop)
+    client.on('error', drop)
+    upstream.on('close', drop)
+    client.on('close', drop)
+    upstream.on('connect', () => {
+      const headers = forwardHeaders(r, req)
+      let head1 = `${req.method} ${req.url} HTTP/1.1\r\n`
+      for (const [k, v] of Object.entries(headers)) {
+        if (v === undefined) continue
+        for (const one of Array.isArray(v) ? v : [v]) head1 += `${k}: ${one}\r\n`
+      }
+      upstream.write(head1 + '\r\n')
+      if (head.length) upstream.write(head)
+      upstream.pipe(client)
+      client.pipe(upstream)
+    })
+  }
+
+  const open = async (target: { host: string; port: number }): Promise<Relay | undefined> => {
+    const server = createServer()
+    const relay: Relay = {
+      server,
+      port: 0,
+      target,
+      secret: randomBytes(32).toString('hex'),
+      cookie: '',
+      tokens: new Map(),
+      lastUsed: now(),
+      sockets: new Set(),
+    }
+    server.on('request', (req, res) => handle(relay, req, res))
+    server.on('upgrade', (req, sock, head) => upgrade(relay, req, sock as Socket, head))
+    try {
+      await new Promise<void>((ok, fail) => {
+        server.once('error', fail)
+        server.listen(0, opts.listenHost, () => ok())
+      })
+    } catch (err) {
+      opts.log?.warn(`preview relay for port ${target.port} could not start: ${(err as Error).message}`)
+      return undefined
+    }
+    relay.port = (server.address() as AddressInfo).port
+    // Cookies ignore ports: a name per relay keeps two previews on one host apart.
+    relay.cookie = `${QUERY_KEY}_${relay.port}`
+    relays.set(target.port, relay)
+    return relay
+  }
+
+  return {
+    async urlFor(target, publicHost) {
+      const host = target.bind === '::1' ? '::1' : '127.0.0.1'
+      let r = relays.get(target.port)
+      if (!r) {
+        let p = opening.get(target.port)
+        if (!p) {
+          p = open({ host, port: target.port }).finally(() => opening.delete(target.port))
+          opening.set(target.port, p)
+        }
+        r = await p
+      }
+      if (!r || !publicHost) return undefined
+      const token = randomBytes(32).toString('hex')
+      for (const [t, exp] of r.tokens) if (exp < now()) r.tokens.delete(t)
+      r.tokens.set(token, now() + TOKEN_TTL_MS)
+      r.lastUsed = now()
+      const h = isIP(publicHost) === 6 ? `[${publicHost}]` : publicHost
+      return `http://${h}:${r.port}/?${QUERY_KEY}=${token}`
+    },
+    async close() {
+      clearInterval(sweep)
+      await Promise.all([...relays.keys()].map(closeRelay))
+    },
+  }
+}

@@ -1,0 +1,77 @@
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startSim, type Sim } from '../harness/sim.ts'
+import { startBridge, type TestBridge } from '../harness/bridge.ts'
+import type { BusEvent } from '../../core/bus.ts'
+
+export interface HostStack {
+  home: string
+  sim: Sim
+  bridge: TestBridge
+  /** Bridge bus events published since start. */
+  events: BusEvent[]
+  /** POST JSON; returns status, content type and the parsed (or text) body. */
+  post(path: string, json: unknown): Promise<{ status: number; type: string; body: any }>
+  get(path: string): Promise<{ status: number; type: string; body: any }>
+  /** Polls pane.read (visible) until `pred` holds; returns the screen text. */
+  screenUntil(pane: string, pred: (text: string) => boolean, timeoutMs?: number): Promise<string>
+  close(): Promise<void>
+}
+
+async function parse(res: Response) {
+  const type = res.headers.get('content-type') ?? ''
+  return { status: res.status, type, body: type.startsWith('application/json') ? await res.json() : await res.text() }
+}
+
+/**
+ * The simulator and the bridge in one temp HOME, with the simulator's fake agents on the
+ * bridge's PATH (so `claude` counts as installed) and every bus event recorded.
+ */
+export async function startHostStack(): Promise<HostStack> {
+  const home = realpathSync(mkdtempSync(join(tmpdir(), 'host-stack-')))
+  const sim = await startSim({ home, testMode: true })
+  let bridge: TestBridge
+  try {
+    bridge = await startBridge({ home, env: { PATH: sim.clientEnv().PATH } })
+  } catch (err) {
+    await sim.stop()
+    throw err
+  }
+  const events: BusEvent[] = []
+  bridge.bridge.ctx.bus.subscribe({ deliver: (e) => void events.push(e), limit: 100_000 })
+  return {
+    home,
+    sim,
+    bridge,
+    events,
+    post: async (path, json) => parse(await bridge.request(path, { method: 'POST', json })),
+    get: async (path) => parse(await bridge.request(path)),
+    async screenUntil(pane, pred, timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs
+      let text = ''
+      for (;;) {
+        text = (await sim.request('pane.read', { pane_id: pane, source: 'recent', lines: 200 })).read.text
+        if (pred(text)) return text
+        if (Date.now() > deadline) throw new Error(`screen of ${pane} never matched; last screen:\n${text}`)
+        await new Promise((r) => setTimeout(r, 100))
+      }
+    },
+    async close() {
+      await bridge.close().catch(() => {})
+      await sim.stop().catch(() => {})
+      rmSync(home, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Polls `fn` until it returns a truthy value (for state the simulator settles asynchronously). */
+export async function until<T>(fn: () => Promise<T>, what: string, timeoutMs = 15_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const v = await fn()
+    if (v) return v as NonNullable<T>
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startSim, type Sim } from '../harness/sim.ts'
+import { startBridge, type TestBridge } from '../harness/bridge.ts'
+import type { BusEvent } from '../../core/bus.ts'
+import pairing from '../../plugins/pairing/index.ts'
+import push from '../../plugins/push/index.ts'
+import type { PushService } from '../../plugins/push/service.ts'
+import { startFakeFcm, type FakeFcm } from './fake-fcm.ts'
+
+/**
+ * Push driven end to end: agent states change in the herdr simulator, the bridge's ingester
+ * turns them into bus events, and the push plugin sends through the real firebase-admin SDK
+ * to the local fake FCM.
+ */
+
+let fcm: FakeFcm
+let sim: Sim
+let bridge: TestBridge
+let home: string
+const events: BusEvent[] = []
+let held: string
+let fresh: string
+
+const setStatus = (pane: string, state: string) => sim.request('sim.set_status', { pane_id: pane, state, agent: 'sim-agent' })
+
+async function until<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const v = await fn()
+    if (v) return v
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; bus saw ${events.map((e) => `${e.type}:${JSON.stringify(e.payload).slice(0, 80)}`).join(' | ')}`)
+    await new Promise((r) => setTimeout(r, 25))
+  }
+}
+
+beforeAll(async () => {
+  fcm = await startFakeFcm()
+  home = mkdtempSync(join(tmpdir(), 'push-watch-'))
+  sim = await startSim({ home, testMode: true })
+  // Two agent panes before the bridge starts: one already blocked, one working.
+  held = (await sim.request('workspace.create', { cwd: home })).root_pane.pane_id
+  fresh = (await sim.request('workspace.create', { cwd: home })).root_pane.pane_id
+  await setStatus(held, 'blocked')
+  await setStatus(fresh, 'working')
+  // A terminal title for the alert's agent_title.
+  await sim.request('pane.send_text', { pane_id: fresh, text: "printf '\\033]0;Fix login bug\\007'\r" })
+  await until('title', async () => (await sim.request('pane.get', { pane_id: fresh })).pane.terminal_title_stripped === 'Fix login bug')
+
+  const sa = join(home, 'sa.json')
+  writeFileSync(sa, JSON.stringify(fcm.serviceAccount))
+  bridge = await startBridge({
+    home,
+    env: { BRIDGE_SERVICE_ACCOUNT: sa, GOOGLE_APPLICATION_CREDENTIALS: '', GCE_METADATA_HOST: '127.0.0.1:1', CLOUDSDK_CONFIG: join(home, 'gcloud') },
+    user: { plugins: [pairing, [push, { httpAgent: fcm.agent }]] },
+  })
+  bridge.bridge.ctx.bus.subscribe({ deliver: (e) => void events.push(e) })
+  await (bridge.bridge.ctx.services.get('push') as PushService).started
+  const d = await bridge.pair('phone')
+  expect((await bridge.request('/register-token', { method: 'POST', token: d.bearer, json: { token: 'phone-token' } })).status).toBe(200)
+})
+
+afterAll(async () => {
+  await bridge?.close()
+  await sim?.stop()
+  await fcm?.close()
+  rmSync(home, { recursive: true, force: true })
+})
+
+const messages = () => fcm.requests.map((r) => r.body.message)
+
+describe('push from real agent transitions', () => {
+  it('alerts on a transition with the agent seq and title; a state held at start-up is not replayed', async () => {
+    await setStatus(fresh, 'blocked')
+    const sent = await until('push_sent', () => events.find((e) => e.type === 'push_sent'))
+    const agent = (await sim.request('agent.get', { target: fresh })).agent
+    const sid = bridge.bridge.ctx.config.server_id
+    const name = bridge.bridge.ctx.config.server_name
+    expect(sent.payload).toEqual({ agent: fresh, status: 'blocked', title: `${name} · Fix login bug`, seq: agent.state_change_seq, sent: 1, total: 1, server_id: sid })
+    await fcm.waitForRequests(2)
+    const [os, app] = messages()
+    expect(os.data).toEqual({
+      type: 'alert',
+      render: 'os',
+      agent: fresh,
+      status: 'blocked',
+      state_change_seq: String(agent.state_change_seq),
+      server_id: sid,
+      server_name: name,
+      agent_title: 'Fix login bug',
+      title: `${name} · Fix login bug`,
+      body: 'Needs you',
+    })
+    expect(app.data).toEqual({ ...os.data, render: 'app' })
+    expect(os.android.notification.tag).toBe(`${sid}/${fresh}`)
+    // Only the fresh pane alerted: the pane blocked since before start-up stayed quiet.
+    expect(messages().every((m) => m.data.agent === fresh)).toBe(true)
+  })
+
+  it('dismisses when the pane leaves the notified state', async () => {
+    const before = fcm.requests.length
+    await setStatus(fresh, 'working')
+    await until('cleared', () => events.find((e) => e.type === 'notification_cleared' && e.payload.pane === fresh))
+    expect(messages().slice(before)).toEqual([
+      { token: 'phone-token', data: { type: 'dismiss', agent: fresh, server_id: bridge.bridge.ctx.config.server_id }, android: { priority: 'high', collapse_key: `${bridge.bridge.ctx.config.server_id}/${fresh}` }, webpush: { headers: { Urgency: 'high', TTL: '3600' } } },
+    ])
+  })
+
+  it('the held pane alerts once it leaves and re-enters blocked, and a closed pane is dismissed', async () => {
+    await setStatus(held, 'working')
+    await setStatus(held, 'blocked')
+    await until('held alert', () => events.find((e) => e.type === 'push_sent' && e.payload.agent === held))
+    // No dismiss went out for the start-up state (nothing had been sent for it).
+    expect(events.some((e) => e.type === 'notification_cleared' && e.payload.pane === held)).toBe(false)
+    const before = fcm.requests.length
+    await sim.request('pane.close', { pane_id: held })
+    await until('cleared on close', () => events.find((e) => e.type === 'notification_cleared' && e.payload.pane === held))
+    expect(messages().slice(before).map((m) => m.data)).toEqual([{ type: 'dismiss', agent: held, server_id: bridge.bridge.ctx.config.server_id }])
+  })
+})

@@ -1,0 +1,73 @@
+import fs from 'node:fs'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll } from 'vitest'
+import { startSim, type Sim, type StartSimOptions } from '../harness/sim.ts'
+
+/** Polls `fn` until it returns a truthy value (screen contents have no event to await). */
+export async function waitFor<T>(fn: () => Promise<T> | T, timeoutMs = 15000, what = 'condition'): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs
+  let last: unknown
+  for (;;) {
+    try {
+      const v = await fn()
+      if (v) return v as NonNullable<T>
+      last = v
+    } catch (err) {
+      last = err
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${String(last instanceof Error ? last.message : JSON.stringify(last))}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+/** Starts one simulator for the file (in a temp HOME) and stops it afterwards. */
+export function useSim(opts: Omit<StartSimOptions, 'home'> = {}): { sim: () => Sim; home: () => string } {
+  let sim: Sim | undefined
+  let home = ''
+  beforeAll(async () => {
+    home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'herdr-sim-test-')))
+    sim = await startSim({ testMode: true, ...opts, home })
+  }, 40000)
+  afterAll(async () => {
+    await sim?.stop()
+    fs.rmSync(home, { recursive: true, force: true })
+  }, 40000)
+  return {
+    sim: () => {
+      if (!sim) throw new Error('simulator not started')
+      return sim
+    },
+    home: () => home,
+  }
+}
+
+/** Sends raw bytes on a fresh connection and collects everything until the server closes. */
+export function rawExchange(socketPath: string, payload: string | Buffer, opts: { endAfterWrite?: boolean; timeoutMs?: number } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(socketPath)
+    let out = ''
+    const timer = setTimeout(() => {
+      s.destroy()
+      reject(new Error(`no close within ${opts.timeoutMs ?? 10000} ms; got ${JSON.stringify(out)}`))
+    }, opts.timeoutMs ?? 10000)
+    s.on('connect', () => {
+      s.write(payload)
+      if (opts.endAfterWrite) s.end()
+    })
+    s.on('data', (d) => (out += d.toString('utf8')))
+    s.on('close', () => {
+      clearTimeout(timer)
+      resolve(out)
+    })
+    s.on('error', () => {})
+  })
+}
+
+export function lines(text: string): any[] {
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l))
+}
