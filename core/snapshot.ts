@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { PluginContext } from './plugin.ts'
-import { HerdrError, qualify, type AgentInfo } from './herdr/index.ts'
+import { HerdrError, qualifyInPlace, type AgentInfo } from './herdr/index.ts'
 import { git } from './exec.ts'
 
 /** Rank of each status in the attention order of spec 1 §2.1; anything else ranks 4. */
@@ -191,18 +191,26 @@ export function sessionSnapshot(ctx: Pick<PluginContext, 'herdr'>, session: stri
 
 /**
  * Concatenates per-session snapshots: arrays joined with ids qualified and a `session` label on
- * each element, scalars from the first session given (the default one comes first).
+ * each element, scalars from the first session given (the default one comes first). The parts are
+ * consumed: their objects are qualified and labelled in place.
  */
 export function mergeSnapshots(parts: { session: string; snapshot: Record<string, any> }[]): Record<string, any> {
   const merged: Record<string, any> = {}
   for (const k of ARRAYS) merged[k] = []
   for (const { session, snapshot } of parts) {
-    const snap = qualify(session, snapshot)
-    for (const [k, v] of Object.entries(snap)) {
+    const snap = qualifyInPlace(session, snapshot ?? {})
+    for (const k in snap) {
+      const v = snap[k]
       if (ARRAY_SET.has(k)) {
         if (!Array.isArray(v)) continue
         const into = merged[k] as unknown[]
-        for (const el of v) into.push(el && typeof el === 'object' ? strictTypes({ ...el, session }) : el)
+        for (const el of v) {
+          if (el && typeof el === 'object' && !Array.isArray(el)) {
+            el.session = session
+            strictTypes(el)
+          }
+          into.push(el)
+        }
       } else if (!(k in merged)) merged[k] = v
     }
   }
@@ -232,7 +240,8 @@ export async function buildSnapshot(ctx: SnapshotCtx, opts: { home?: string; bra
 
 /**
  * Adds branch, attention_rank, recency_rank and the transcript-derived fields to agents already
- * carrying `session`, and returns them sorted. Git runs once per distinct directory, in parallel.
+ * carrying `session` (in place), and returns them sorted. Git runs once per distinct directory,
+ * in parallel; kinds without a transcript reader cost no extra await.
  */
 export async function enrichAgents(
   ctx: Pick<PluginContext, 'agentKinds'>,
@@ -240,33 +249,39 @@ export async function enrichAgents(
   opts: { home?: string; branch?: BranchReader } = {},
 ): Promise<RankedAgent[]> {
   const home = opts.home ?? ''
-  const branch = opts.branch ?? branchOf
-  const dirs = new Map<string, Promise<string>>()
-  const branchFor = (dir: string | undefined) => {
-    if (!dir) return Promise.resolve('')
-    let p = dirs.get(dir)
-    if (!p) dirs.set(dir, (p = branch(dir).catch(() => '')))
-    return p
+  const reader = opts.branch ?? branchOf
+  const agents = raw.filter((a): a is RankedAgent => !!a && typeof a === 'object')
+  const dirs = new Map<string, string>()
+  for (const a of agents) {
+    const dir = a.foreground_cwd || a.cwd
+    if (typeof dir === 'string' && dir) dirs.set(dir, '')
   }
-  const agents = await Promise.all(
-    raw.map(async (a) => {
-      const out = { ...a } as RankedAgent
-      const t = ctx.agentKinds.get(a.agent)?.transcript
-      const [br, last, subs] = await Promise.all([
-        branchFor(a.foreground_cwd || a.cwd),
-        t?.lastActivity ? t.lastActivity(a, home).catch(() => undefined) : undefined,
-        t?.subagentCounts ? t.subagentCounts(a, home).catch(() => undefined) : undefined,
-      ])
-      out.branch = br
-      out.attention_rank = attentionRank(a.agent_status)
-      if (isInt(last) && last > 0) out.last_activity_ts = last
-      else delete out.last_activity_ts
-      if (subs && isInt(subs.total) && isInt(subs.running) && subs.total > 0) out.subagents = { total: subs.total, running: subs.running }
-      else delete out.subagents
-      if (typeof out.session !== 'string') out.session = 'default'
-      return out
-    }),
-  )
+  const pending: Promise<unknown>[] = [...dirs.keys()].map((d) => reader(d).then((b) => dirs.set(d, b), () => {}))
+  for (const a of agents) {
+    const t = ctx.agentKinds.get(a.agent)?.transcript
+    delete a.last_activity_ts
+    delete a.subagents
+    if (t?.lastActivity)
+      pending.push(
+        t.lastActivity(a, home).then(
+          (last) => void (isInt(last) && last > 0 && (a.last_activity_ts = last)),
+          () => {},
+        ),
+      )
+    if (t?.subagentCounts)
+      pending.push(
+        t.subagentCounts(a, home).then(
+          (s) => void (s && isInt(s.total) && isInt(s.running) && s.total > 0 && (a.subagents = { total: s.total, running: s.running })),
+          () => {},
+        ),
+      )
+  }
+  await Promise.all(pending)
+  for (const a of agents) {
+    a.branch = dirs.get(a.foreground_cwd || a.cwd || '') ?? ''
+    a.attention_rank = attentionRank(a.agent_status)
+    if (typeof a.session !== 'string') a.session = 'default'
+  }
   assignRecency(agents)
   return sortAgents(agents)
 }

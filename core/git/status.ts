@@ -71,54 +71,67 @@ export async function readGitContext(cwd: string, opts: { env?: NodeJS.ProcessEn
 export async function readGit(cwd: string, opts: ReadGitOptions = {}): Promise<GitRead> {
   const o: GitOptions = { env: opts.env }
   const quiet = (args: string[]) => runGit(cwd, args, o).catch(() => null)
-  const [status, rev, refs, remotes, diff] = await Promise.all([
-    runGit(cwd, STATUS, o).catch((err: GitFailure) => err),
-    quiet(REV_PARSE),
-    quiet(REFS),
-    quiet(['remote']),
-    opts.diff ? quiet(['diff', 'HEAD', ...DIFF_FLAGS]) : Promise.resolve(null),
-  ])
+  // Everything starts at once; the context chain (rev-list, markers) and the untracked reads
+  // run while `git diff HEAD`, the slow half, is still going.
+  const statusP = runGit(cwd, STATUS, o).catch((err: GitFailure) => err)
+  const revP = quiet(REV_PARSE)
+  const refsP = quiet(REFS)
+  const remotesP = quiet(['remote'])
+  const diffP = opts.diff ? quiet(['diff', 'HEAD', ...DIFF_FLAGS]) : Promise.resolve(null)
+  // A failed read below is settled by the status verdict; never leave a rejection unobserved.
+  diffP.catch(() => {})
 
+  const status = await statusP
   if (status instanceof Error || status.exitCode !== 0) {
     const stderr = status instanceof Error ? (status.result?.stderr ?? '') : status.stderr
     if (isNotARepo(stderr) || /must be run in a work tree/i.test(stderr) || !(await isDir(cwd))) return { git: emptyContext(), files: [] }
     throw status instanceof Error ? status : new GitFailure(`git status ...: ${oneLine(stderr) || `exit ${status.exitCode}`}`, status)
   }
-
   const st = parseStatusV2(status.stdout)
-  const [toplevel = '', gitDir = ''] = rev && rev.exitCode === 0 ? rev.stdout.split('\n') : []
-  const remote = pickRemote(remotes?.exitCode === 0 ? remotes.stdout : '')
-  const trunk = resolveDefaultBranch(parseRefs(refs?.exitCode === 0 ? refs.stdout : ''), remote)
 
-  const [root, counts, operation, patch] = await Promise.all([
-    toplevel ? realpath(toplevel).catch(() => toplevel) : Promise.resolve(''),
-    !st.unborn && trunk.fullRef ? aheadBehind(cwd, trunk.fullRef, o) : Promise.resolve({ ahead: 0, behind: 0 }),
-    gitDir ? readOperation(gitDir) : Promise.resolve(undefined),
-    opts.diff ? diffText(cwd, st.unborn, diff, o) : Promise.resolve(''),
-  ])
+  const contextP = (async () => {
+    const [rev, refs, remotes] = await Promise.all([revP, refsP, remotesP])
+    const [toplevel = '', gitDir = ''] = rev && rev.exitCode === 0 ? rev.stdout.split('\n') : []
+    const remote = pickRemote(remotes?.exitCode === 0 ? remotes.stdout : '')
+    const trunk = resolveDefaultBranch(parseRefs(refs?.exitCode === 0 ? refs.stdout : ''), remote)
+    const [root, counts, operation] = await Promise.all([
+      toplevel ? realpath(toplevel).catch(() => toplevel) : Promise.resolve(''),
+      !st.unborn && trunk.fullRef ? aheadBehind(cwd, trunk.fullRef, o) : Promise.resolve({ ahead: 0, behind: 0 }),
+      gitDir ? readOperation(gitDir) : Promise.resolve(undefined),
+    ])
+    const git: GitContext = {
+      repo: true,
+      root,
+      branch: st.branch,
+      default_branch: trunk.branch,
+      default_ref: trunk.ref,
+      remote,
+      upstream: st.upstream,
+      ahead: counts.ahead,
+      behind: counts.behind,
+      dirty: st.entries.length > 0,
+      changed: st.entries.length,
+    }
+    if (operation) git.operation = operation
+    return git
+  })()
+  if (!opts.diff) return { git: await contextP, files: [] }
 
-  const git: GitContext = {
-    repo: true,
-    root,
-    branch: st.branch,
-    default_branch: trunk.branch,
-    default_ref: trunk.ref,
-    remote,
-    upstream: st.upstream,
-    ahead: counts.ahead,
-    behind: counts.behind,
-    dirty: st.entries.length > 0,
-    changed: st.entries.length,
-  }
-  if (operation) git.operation = operation
-  if (!opts.diff) return { git, files: [] }
+  const untrackedP = (async () => {
+    const [rev] = await Promise.all([revP])
+    const top = rev && rev.exitCode === 0 ? rev.stdout.split('\n')[0] : ''
+    const base = top || cwd
+    const list = st.entries.filter((e) => e.status === 'untracked')
+    const out = await mapLimited(list, 16, (e) => synthesizeUntracked(join(base, e.path), e.path))
+    return new Map(list.map((e, i) => [e.path, out[i]]))
+  })()
+  const [git, patch, untracked] = await Promise.all([contextP, diffP.then((d) => diffText(cwd, st.unborn, d, o)), untrackedP])
 
   const sections = splitPatch(patch)
-  const base = root || cwd
-  const files = await mapLimited(st.entries, 16, async (e): Promise<ChangedFile> => {
+  const files = st.entries.map((e): ChangedFile => {
     const head = e.old_path !== undefined ? { path: e.path, old_path: e.old_path, status: e.status } : { path: e.path, status: e.status }
     if (e.status === 'untracked') {
-      const syn = await synthesizeUntracked(join(base, e.path), e.path)
+      const syn = untracked.get(e.path)!
       return { ...head, additions: syn.additions, deletions: 0, diff: syn.diff }
     }
     const s = sections.get(e.path)

@@ -50,6 +50,33 @@ export function qualify<T>(session: string, value: T): T {
   return walk(value, (id) => qualifyId(session, id), ID_KEYS) as T
 }
 
+/**
+ * `qualify` without the copy, for trees the caller owns (a reply it just parsed): a snapshot of
+ * a few hundred panes is qualified on every /snapshot, so the copy is worth avoiding.
+ */
+export function qualifyInPlace<T>(session: string, value: T): T {
+  if (!isDefaultSession(session)) walkInPlace(value, (id) => qualifyId(session, id))
+  return value
+}
+
+function walkInPlace(value: unknown, map: (id: string) => string): void {
+  if (Array.isArray(value)) {
+    for (const v of value) if (v && typeof v === 'object') walkInPlace(v, map)
+    return
+  }
+  if (!value || typeof value !== 'object') return
+  const o = value as Record<string, unknown>
+  for (const k in o) {
+    const v = o[k]
+    if (typeof v === 'string') {
+      if (ID_KEYS.has(k)) o[k] = map(v)
+    } else if (v && typeof v === 'object') {
+      if (Array.isArray(v) && ID_LIST_KEYS.has(k)) o[k] = v.map((x) => (typeof x === 'string' ? map(x) : x))
+      else walkInPlace(v, map)
+    }
+  }
+}
+
 export class SessionConflictError extends Error {}
 
 /**

@@ -1,8 +1,8 @@
 import { HerdrError, herdrRequest, herdrSubscribe, type Subscription } from './socket.ts'
-import { DEFAULT_SESSION, qualify, splitId, qualifyId, stripIds, isDefaultSession } from './ids.ts'
+import { DEFAULT_SESSION, qualify, qualifyInPlace, splitId, qualifyId, stripIds, isDefaultSession } from './ids.ts'
 import { scanNamedSessions, sessionSocketPath } from './discovery.ts'
 
-export { HerdrError, splitId, qualifyId, qualify, stripIds, DEFAULT_SESSION, isDefaultSession }
+export { HerdrError, splitId, qualifyId, qualify, qualifyInPlace, stripIds, DEFAULT_SESSION, isDefaultSession }
 export type { Subscription }
 
 export interface HerdrOptions {

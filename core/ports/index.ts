@@ -122,8 +122,9 @@ export function createPortScanner(ctx: PluginContext): PortScanner {
       })
     const http = (await Promise.all(unique.map(async (l) => ((await probeHttp(l.bind, l.port)) ? l : null)))).filter((l) => l !== null)
     if (!paneMap || ctx.now() - paneMap.at > PANE_MAP_TTL_MS) paneMap = await buildPaneMap(ctx)
-    // A pane opened since the map was built: rebuild once rather than miss it for 30 s.
-    if (http.some((l) => !attribute(l.pid, parentOf, paneMap!.shells)) && ctx.now() - paneMap.at > 1000) paneMap = await buildPaneMap(ctx)
+    // A pane opened since the map was built: rebuild (at most once per scan period) rather than
+    // miss it for 30 s. Listeners outside any pane are common, hence the rate limit.
+    if (http.some((l) => !attribute(l.pid, parentOf, paneMap!.shells)) && ctx.now() - paneMap.at >= SCAN_TTL_MS) paneMap = await buildPaneMap(ctx)
     return http
       .map((l) => {
         const hit = attribute(l.pid, parentOf, paneMap!.shells)

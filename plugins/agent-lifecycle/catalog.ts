@@ -4,9 +4,14 @@ import type { PluginContext } from '../../core/plugin.ts'
 
 /** Kinds from `herdr agent start --help`: the `[possible values: a, b]` list after `--kind`. */
 export function parseStartHelp(text: string): string[] {
-  const at = text.indexOf('--kind')
+  // The option's own line (`  -k, --kind <KIND>`), not the usage line that mentions it.
+  const def = /^[ \t]*(?:-\w,[ \t]*)?--kind\b/m.exec(text)
+  const at = def ? def.index : text.indexOf('--kind')
   if (at < 0) return []
-  const m = /\[possible values:\s*([^\]]*)\]/.exec(text.slice(at))
+  // Stop at the next option so its value list is never taken for ours.
+  const rest = text.slice(at)
+  const next = /\n[ \t]*-/.exec(rest)
+  const m = /\[possible values:\s*([^\]]*)\]/.exec(next ? rest.slice(0, next.index) : rest)
   return m ? splitKinds(m[1], ',') : []
 }
 

@@ -66,30 +66,36 @@ export function listDirectory(
   } catch {
     throw new HttpError(403, 'directory is not readable')
   }
+  // Sort names first so the stat work stops at the limit, however large the directory.
+  const candidates = dirents
+    .filter((d) => (opts.hidden || !d.name.startsWith('.')) && (d.isDirectory() || d.isSymbolicLink()))
+    .sort((a, b) => a.name.localeCompare(b.name, 'en', { sensitivity: 'base' }) || (a.name < b.name ? -1 : 1))
   const entries: BrowseEntry[] = []
-  for (const d of dirents) {
-    if (!opts.hidden && d.name.startsWith('.')) continue
+  let truncated = false
+  for (const d of candidates) {
     const path = join(dir, d.name)
-    let isSymlink = false
     let target = path
     if (d.isSymbolicLink()) {
-      isSymlink = true
+      // Only links that land on a directory inside the roots are shown.
       try {
         target = realpathSync(path)
         if (!statSync(target).isDirectory() || !rootOf(target, roots)) continue
       } catch {
         continue
       }
-    } else if (!d.isDirectory()) continue
+    }
+    if (entries.length === limit) {
+      truncated = true
+      break
+    }
     entries.push({
       name: d.name,
       path,
       is_repo: isRepo(target),
-      is_symlink: isSymlink,
+      is_symlink: d.isSymbolicLink(),
       open_workspace_id: opts.openWorkspaces.get(path) ?? opts.openWorkspaces.get(target) ?? '',
     })
   }
-  entries.sort((a, b) => a.name.localeCompare(b.name, 'en', { sensitivity: 'base' }) || (a.name < b.name ? -1 : 1))
   const parent = dirname(dir)
   return {
     path: dir,
@@ -97,8 +103,8 @@ export function listDirectory(
     is_repo: isRepo(dir),
     open_workspace_id: opts.openWorkspaces.get(dir) ?? '',
     roots,
-    entries: entries.slice(0, limit),
-    truncated: entries.length > limit,
+    entries,
+    truncated,
     limit,
   }
 }

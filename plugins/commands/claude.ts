@@ -13,6 +13,8 @@ export interface Command {
 /** Most entries returned; the walk below `commands/` goes at most this many directories deep. */
 export const MAX_COMMANDS = 500
 const MAX_DEPTH = 3
+/** Files read per root at most; a runaway tree cannot make a request slow. */
+const MAX_FILES_PER_ROOT = 1000
 
 /** Claude Code's own slash commands (maintained by hand; no scope). */
 export const CLAUDE_BUILTINS: Command[] = [
@@ -55,6 +57,7 @@ function readCommands(root: string, scope: 'user' | 'project'): Command[] {
       return
     }
     for (const d of names) {
+      if (out.length >= MAX_FILES_PER_ROOT) return
       const p = join(dir, d.name)
       let isDir = d.isDirectory()
       let isFile = d.isFile()
@@ -87,7 +90,7 @@ function readSkills(root: string, scope: 'user' | 'project'): Command[] {
   } catch {
     return out
   }
-  for (const n of names) {
+  for (const n of names.slice(0, MAX_FILES_PER_ROOT)) {
     const file = join(root, n, 'SKILL.md')
     try {
       if (!statSync(file).isFile()) continue

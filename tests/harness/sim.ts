@@ -130,6 +130,8 @@ export async function startSim(opts: StartSimOptions): Promise<Sim> {
       stdio: ['pipe', 'pipe', 'pipe'],
     })
     child = proc
+    // ajv compiles the big response schemas lazily; do it while the child boots on another core.
+    if (validateReplies) for (const kind of ['success_response', 'error_response', 'event', 'subscription_event'] as const) validate(kind, {})
     let stderr = ''
     proc.stderr?.on('data', (d: Buffer) => {
       stderr += d.toString()

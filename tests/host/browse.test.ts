@@ -102,3 +102,20 @@ describe('deriveRoots', () => {
     }
   })
 })
+
+describe('listDirectory limit', () => {
+  it('cuts at the limit in name order and says so', async () => {
+    const { listDirectory } = await import('../../plugins/browse/list.ts')
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'browse-many-')))
+    try {
+      for (const n of ['d', 'B', 'a', 'c']) mkdirSync(join(dir, n))
+      const roots = [{ path: dir, label: '~', kind: 'home' as const }]
+      const r = listDirectory(dir, roots, { hidden: false, openWorkspaces: new Map(), limit: 3 })
+      expect([r.entries.map((e) => e.name), r.truncated, r.limit]).toEqual([['a', 'B', 'c'], true, 3])
+      const all = listDirectory(dir, roots, { hidden: false, openWorkspaces: new Map(), limit: 4 })
+      expect([all.entries.length, all.truncated]).toEqual([4, false])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startHostStack, until, type HostStack } from './helpers.ts'
 import { makeCommandTree } from './fixtures.ts'
@@ -160,6 +161,31 @@ describe('context reads against the simulator', () => {
 
       const replay = await fetch(url, { redirect: 'manual' })
       expect(replay.status).toBe(401)
+    })
+  })
+
+  describe('GET /browse with open spaces', () => {
+    it('adds the parent of a space outside home as a project root and marks the open space', async () => {
+      const outside = realpathSync(mkdtempSync(join(tmpdir(), 'browse-space-')))
+      try {
+        mkdirSync(join(outside, 'proj/.git'), { recursive: true })
+        mkdirSync(join(outside, 'other'))
+        const ws = (await st.sim.request('workspace.create', { cwd: join(outside, 'proj') })).workspace.workspace_id
+        const r = await st.get(`/browse?path=${encodeURIComponent(outside)}`)
+        expect(r.status).toBe(200)
+        expect(r.body.roots).toContainEqual({ path: outside, label: outside.split('/').pop(), kind: 'project' })
+        expect(r.body.roots[0]).toEqual({ path: st.home, label: '~', kind: 'home' })
+        expect(r.body.entries).toEqual([
+          { name: 'other', path: join(outside, 'other'), is_repo: false, is_symlink: false, open_workspace_id: '' },
+          { name: 'proj', path: join(outside, 'proj'), is_repo: true, is_symlink: false, open_workspace_id: ws },
+        ])
+        const inside = await st.get(`/browse?path=${encodeURIComponent(join(outside, 'proj'))}`)
+        expect([inside.body.is_repo, inside.body.open_workspace_id, inside.body.parent]).toEqual([true, ws, outside])
+        // The parent of the project root is not browsable.
+        expect(await st.get(`/browse?path=${encodeURIComponent(tmpdir())}`)).toMatchObject({ status: 403 })
+      } finally {
+        rmSync(outside, { recursive: true, force: true })
+      }
     })
   })
 })

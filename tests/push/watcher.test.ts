@@ -110,6 +110,8 @@ describe('push from real agent transitions', () => {
 
   it('the held pane alerts once it leaves and re-enters blocked, and a closed pane is dismissed', async () => {
     await setStatus(held, 'working')
+    // The ingester verifies each change with pane.get, so a round trip too quick to see is none.
+    await until('held working', () => events.find((e) => e.type === 'pane_agent_status_changed' && e.payload.pane_id === held && e.payload.agent_status === 'working'))
     await setStatus(held, 'blocked')
     await until('held alert', () => events.find((e) => e.type === 'push_sent' && e.payload.agent === held))
     // No dismiss went out for the start-up state (nothing had been sent for it).
