@@ -110,7 +110,7 @@ export async function run(): Promise<void> {
     const line = 'the quick brown fox jumps over the lazy dog 0123456789 ABCDEFGHIJKLMNOPQRSTUVWXYZ\n'
     writeFileSync(file, line.repeat(Math.ceil(SIZE / line.length)).slice(0, SIZE))
     const pane = (await st.sim.request('workspace.create', { cwd: st.home })).root_pane.pane_id
-    const env = { ...process.env, ...st.sim.clientEnv(), HERDR_SOCKET_PATH: '' }
+    const env: NodeJS.ProcessEnv = { ...process.env, ...st.sim.clientEnv() }
     delete env.HERDR_SOCKET_PATH
 
     const direct = await directStream(env, pane, 'observe')

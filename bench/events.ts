@@ -8,14 +8,15 @@
  *   fan-out     bus publish → frame received (the bridge's own cost)
  *   floor       simulator request sent → the dotted status event on a raw per-pane herdr
  *               subscription opened by the bench itself: what herdr alone costs
- * and bridge RSS before/after (the subscribers run in the same process, so this is an upper bound).
+ * and the bridge's RSS before/after. The bridge runs in its own process (bench/_events-bridge.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { spawn } from 'node:child_process'
+import readline from 'node:readline'
+import { WebSocket } from 'undici'
 import { startSim } from '../tests/harness/sim.ts'
-import { startBridge } from '../tests/harness/bridge.ts'
-import { openEvents, type Frames } from '../tests/events/ws-client.ts'
 
 const SUBSCRIBERS = 100
 const PANES = 20
@@ -30,52 +31,95 @@ const pct = (xs: number[], p: number) => {
 const ms = (x: number) => `${x.toFixed(1)} ms`
 const mb = (x: number) => `${(x / 1024 / 1024).toFixed(1)} MiB`
 
+interface BridgeProc {
+  url: string
+  token: string
+  rss(): Promise<number>
+  stop(): Promise<void>
+}
+
+async function spawnBridge(home: string): Promise<BridgeProc> {
+  const child = spawn(process.execPath, ['--expose-gc', '--import', import.meta.resolve('tsx'), join(import.meta.dirname, '_events-bridge.ts'), home], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  })
+  const lines = readline.createInterface({ input: child.stdout! })
+  const waiting: ((l: string) => void)[] = []
+  lines.on('line', (l) => waiting.shift()?.(l))
+  const nextLine = () => new Promise<string>((r) => waiting.push(r))
+  const ready = await nextLine()
+  const info = JSON.parse(ready.slice(6))
+  return {
+    ...info,
+    async rss() {
+      child.stdin!.write('rss\n')
+      return Number((await nextLine()).slice(4))
+    },
+    async stop() {
+      child.stdin!.write('stop\n')
+      await new Promise((r) => child.once('exit', r))
+    },
+  }
+}
+
+/** A lean subscriber: records receipt time of status frames by seq, parses only those. */
+function subscriber(url: string) {
+  const ws = new WebSocket(url)
+  const got = new Map<number, { t: number; now: number; ts: number }>()
+  let snapshot = false
+  let maxSeq = 0
+  const listeners = new Set<(f: any) => void>()
+  ws.addEventListener('message', (e: any) => {
+    const t = performance.now()
+    const now = Date.now()
+    const data = String(e.data)
+    if (!snapshot) {
+      snapshot = data.startsWith('{"type":"snapshot"')
+      return
+    }
+    if (!data.includes('pane_agent_status_changed')) return
+    const f = JSON.parse(data)
+    got.set(f.seq, { t, now, ts: f.ts })
+    maxSeq = Math.max(maxSeq, f.seq)
+    for (const l of listeners) l(f)
+  })
+  return {
+    ws,
+    got,
+    listeners,
+    ready: () => new Promise<void>((r) => {
+      const i = setInterval(() => snapshot && (clearInterval(i), r()), 5)
+    }),
+    until: (seq: number) => new Promise<void>((r) => {
+      const i = setInterval(() => maxSeq >= seq && (clearInterval(i), r()), 5)
+    }),
+  }
+}
+
 export async function run(): Promise<void> {
   const home = mkdtempSync(join(tmpdir(), 'bench-events-'))
   const sim = await startSim({ home, testMode: true, validate: false })
-  const bridge = await startBridge({ home })
-  const clients: Frames[] = []
+  const bridge = await spawnBridge(home)
+  const clients: ReturnType<typeof subscriber>[] = []
   const rawSubs: { close(): void }[] = []
   try {
-    const ingest = bridge.bridge.ctx.services.get('herdr.ingest') as any
-    await ingest.settled()
-    const bus = bridge.bridge.ctx.bus
-
     const panes: string[] = []
     for (let i = 0; i < PANES; i++) {
       const r = await sim.request('workspace.create', {})
       panes.push(r.root_pane.pane_id)
       await sim.request('sim.set_status', { pane_id: r.root_pane.pane_id, state: 'idle', agent: 'bench-agent' })
     }
-
-    // Bus side: publish time per seq, and waiters for "this pane reached this status".
-    const published = new Map<number, number>()
-    const waiters = new Map<string, (seq: number) => void>()
-    const off = bus.subscribe({
-      name: 'bench',
-      limit: 1_000_000,
-      deliver(ev) {
-        if (ev.type !== 'pane_agent_status_changed') return
-        published.set(ev.seq, performance.now())
-        const k = `${ev.payload.pane_id}|${ev.payload.agent_status}`
-        waiters.get(k)?.(ev.seq)
-        waiters.delete(k)
-      },
+    const wsUrl = `${bridge.url.replace(/^http/, 'ws')}/events?token=${bridge.token}`
+    for (let i = 0; i < SUBSCRIBERS; i++) clients.push(subscriber(wsUrl))
+    await Promise.all(clients.map((c) => c.ready()))
+    // Announcements, seen through the first subscriber: pane|status → seq.
+    const waiters = new Map<string, (f: any) => void>()
+    clients[0].listeners.add((f) => {
+      const k = `${f.payload.pane_id}|${f.payload.agent_status}`
+      waiters.get(k)?.(f)
+      waiters.delete(k)
     })
-
-    // Each pane's watcher is up once its idle is announced and settled.
+    // Let every pane's status watcher come up before measuring.
     await new Promise((r) => setTimeout(r, 1500))
-
-    for (let i = 0; i < SUBSCRIBERS; i++) clients.push(openEvents(`${bridge.wsUrl}/events?token=${bridge.adminToken}`))
-    const received = clients.map(() => new Map<number, number>())
-    clients.forEach((c, i) =>
-      c.ws.addEventListener('message', (e: any) => {
-        const t = performance.now()
-        const s = /"seq":(\d+)/.exec(String(e.data).slice(0, 200))
-        if (s && String(e.data).includes('pane_agent_status_changed')) received[i].set(Number(s[1]), t)
-      }),
-    )
-    await Promise.all(clients.map((c) => c.next((f) => f.type === 'snapshot', 60_000)))
 
     // Floor: herdr's own per-pane status subscriptions, read raw by the bench.
     const floor: number[] = []
@@ -98,8 +142,7 @@ export async function run(): Promise<void> {
       rawSubs.push({ close: () => clearInterval(tick) })
     }
 
-    globalThis.gc?.()
-    const rssBefore = process.memoryUsage().rss
+    const rssBefore = await bridge.rss()
     const emitted = new Map<number, number>()
     let lost = 0
     const started = performance.now()
@@ -110,9 +153,9 @@ export async function run(): Promise<void> {
           const k = `${pane}|${state}`
           const got = new Promise<number | null>((resolve) => {
             const t = setTimeout(() => resolve(null), 10_000)
-            waiters.set(k, (seq) => {
+            waiters.set(k, (f) => {
               clearTimeout(t)
-              resolve(seq)
+              resolve(f.seq)
             })
           })
           const t0 = performance.now()
@@ -126,23 +169,21 @@ export async function run(): Promise<void> {
     )
     const elapsed = performance.now() - started
     const lastSeq = Math.max(...emitted.keys())
-    await Promise.all(clients.map((c) => c.next((f) => f.seq >= lastSeq, 60_000)))
-    off()
+    await Promise.all(clients.map((c) => c.until(lastSeq)))
 
     const e2e: number[] = []
     const fan: number[] = []
     let deliveries = 0
-    for (const r of received)
-      for (const [seq, t] of r) {
+    for (const c of clients)
+      for (const [seq, r] of c.got) {
         const t0 = emitted.get(seq)
-        const tp = published.get(seq)
-        if (t0 === undefined || tp === undefined) continue
+        if (t0 === undefined) continue
         deliveries++
-        e2e.push(t - t0)
-        fan.push(t - tp)
+        e2e.push(r.t - t0)
+        // Publish time is the envelope ts (the bridge's clock, whole ms; same host clock).
+        fan.push(Math.max(0, r.now - r.ts))
       }
-    globalThis.gc?.()
-    const rssAfter = process.memoryUsage().rss
+    const rssAfter = await bridge.rss()
 
     console.log(`events: ${SUBSCRIBERS} subscribers, ${emitted.size} transitions (${lost} not announced within 10 s) in ${(elapsed / 1000).toFixed(1)} s, ${deliveries} deliveries`)
     console.log(`  end-to-end  p50 ${ms(pct(e2e, 50))}  p99 ${ms(pct(e2e, 99))}  max ${ms(pct(e2e, 100))}`)
@@ -151,9 +192,9 @@ export async function run(): Promise<void> {
     console.log(`  ratio       end-to-end/floor p50 ${(pct(e2e, 50) / pct(floor, 50)).toFixed(2)}x  p99 ${(pct(e2e, 99) / pct(floor, 99)).toFixed(2)}x`)
     console.log(`  rss         before ${mb(rssBefore)}  after ${mb(rssAfter)}  (${rssAfter >= rssBefore ? '+' : ''}${mb(rssAfter - rssBefore)})`)
   } finally {
-    for (const c of clients) c.close()
+    for (const c of clients) c.ws.close()
     for (const s of rawSubs) s.close()
-    await bridge.close().catch(() => {})
+    await bridge.stop().catch(() => {})
     await sim.stop().catch(() => {})
     rmSync(home, { recursive: true, force: true })
   }

@@ -78,8 +78,6 @@ export async function readGit(cwd: string, opts: ReadGitOptions = {}): Promise<G
   const refsP = quiet(REFS)
   const remotesP = quiet(['remote'])
   const diffP = opts.diff ? quiet(['diff', 'HEAD', ...DIFF_FLAGS]) : Promise.resolve(null)
-  // A failed read below is settled by the status verdict; never leave a rejection unobserved.
-  diffP.catch(() => {})
 
   const status = await statusP
   if (status instanceof Error || status.exitCode !== 0) {
@@ -118,7 +116,7 @@ export async function readGit(cwd: string, opts: ReadGitOptions = {}): Promise<G
   if (!opts.diff) return { git: await contextP, files: [] }
 
   const untrackedP = (async () => {
-    const [rev] = await Promise.all([revP])
+    const rev = await revP
     const top = rev && rev.exitCode === 0 ? rev.stdout.split('\n')[0] : ''
     const base = top || cwd
     const list = st.entries.filter((e) => e.status === 'untracked')

@@ -2,7 +2,7 @@ import type { Peer } from 'crossws'
 import { definePlugin, defineWebSocket, type PluginContext } from '../../core/plugin.ts'
 import { text } from '../../core/respond.ts'
 import { parseAttachQuery } from './frames.ts'
-import { startRelay, type Relay, type RelayOptions } from './relay.ts'
+import { startRelay, type Relay, type RelayLimits, type RelayOptions } from './relay.ts'
 
 /**
  * Live terminal (spec 3 §2.3, §4.3).
@@ -22,6 +22,8 @@ import { startRelay, type Relay, type RelayOptions } from './relay.ts'
  *   mode/cols/rows), 404 for an unknown pane.
  * - A plain pane with scrollback gets one history frame (up to 1000 unwrapped lines, CRLF, no
  *   clear-screen prefix) before the first repaint; agent panes and alternate-screen programs none.
+ * - Backpressure: while over 1 MiB is queued for a client, the CLI's output is not read; a
+ *   client stuck for 30 s is dropped (options `high_water_bytes`, `stuck_ms`).
  * - Close codes: 1000 stream ended (with herdr's reason, e.g. the pane went away), 4409 refused
  *   second controller, 4001 taken over, 1011 the CLI failed, 1013 the client stopped reading.
  */
@@ -33,11 +35,14 @@ interface AttachState extends RelayOptions {
 
 const RELAYS = 'attach.relays'
 
-export default definePlugin({
+const LIMITS = 'attach.limits'
+
+export default definePlugin<RelayLimits>({
   name: 'attach',
-  setup(ctx) {
+  setup(ctx, limits) {
     const relays = new Map<string, Relay>()
     ctx.services.set(RELAYS, relays)
+    ctx.services.set(LIMITS, limits ?? {})
     // Shutdown ends every stream and waits for each CLI process to be gone.
     return async () => {
       const live = [...relays.values()]
@@ -60,6 +65,7 @@ export default definePlugin({
         return {
           ctx,
           relays: ctx.services.get(RELAYS) as Map<string, Relay>,
+          limits: ctx.services.get(LIMITS) as RelayLimits,
           ref: got.ref,
           mode: q.query.mode,
           cols: q.query.cols,

@@ -20,11 +20,17 @@ export interface RelayOptions {
   takeover: boolean
   /** Send the pane's scrollback once before the first repaint (plain panes only). */
   seedHistory: boolean
+  limits?: RelayLimits
 }
 
-/** Output is paused while this much is queued for the client. */
+export interface RelayLimits {
+  /** The CLI's output is paused while this many bytes are queued for the client. */
+  high_water_bytes?: number
+  /** A client that stays above the mark this long is dropped (close 1013). */
+  stuck_ms?: number
+}
+
 const HIGH_WATER = 1 << 20
-/** A client that reads nothing for this long is dropped. */
 const STUCK_MS = 30_000
 const KILL_GRACE_MS = 1500
 
@@ -78,22 +84,24 @@ export function startRelay(ctx: PluginContext, peer: Peer, o: RelayOptions): Rel
   }
 
   // Backpressure: stop reading the child while the client has a megabyte unread.
+  const highWater = o.limits?.high_water_bytes ?? HIGH_WATER
+  const stuckMs = o.limits?.stuck_ms ?? STUCK_MS
   let stuckSince = 0
   let drainTimer: NodeJS.Timeout | undefined
   const buffered = () => (peer.websocket as { bufferedAmount?: number }).bufferedAmount ?? 0
   const send = (bytes: Buffer) => {
     if (!socketOpen) return
     peer.send(bytes, { compress: false } as any)
-    if (buffered() > HIGH_WATER && !drainTimer) {
+    if (buffered() > highWater && !drainTimer) {
       child.stdout.pause()
       stuckSince = Date.now()
       drainTimer = setInterval(() => {
         if (!socketOpen) return clearInterval(drainTimer)
-        if (buffered() <= HIGH_WATER / 4) {
+        if (buffered() <= highWater / 4) {
           clearInterval(drainTimer)
           drainTimer = undefined
           child.stdout.resume()
-        } else if (Date.now() - stuckSince > STUCK_MS) {
+        } else if (Date.now() - stuckSince > stuckMs) {
           clearInterval(drainTimer)
           closeSocket(1013, 'client is not reading the terminal stream')
           end()

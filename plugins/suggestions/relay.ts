@@ -50,6 +50,8 @@ function stripCookie(header: string | undefined, name: string): string | undefin
 export interface RelayHub {
   /** A one-time URL to the relay for a loopback listener, opening the relay if needed; undefined when it cannot start. */
   urlFor(target: { bind: string; port: number }, publicHost: string): Promise<string | undefined>
+  /** Closes relays idle for 5 minutes (runs every minute on its own). */
+  sweep(): Promise<void>
   close(): Promise<void>
 }
 
@@ -58,9 +60,10 @@ export function createRelayHub(opts: { listenHost: string; now?: () => number; l
   const relays = new Map<number, Relay>()
   const opening = new Map<number, Promise<Relay | undefined>>()
 
-  const sweep = setInterval(() => {
-    for (const [port, r] of relays) if (now() - r.lastUsed > RELAY_IDLE_MS) void closeRelay(port)
-  }, SWEEP_MS)
+  const sweepIdle = async () => {
+    await Promise.all([...relays].filter(([, r]) => now() - r.lastUsed > RELAY_IDLE_MS && r.sockets.size === 0).map(([port]) => closeRelay(port)))
+  }
+  const sweep = setInterval(() => void sweepIdle(), SWEEP_MS)
   sweep.unref()
 
   const closeRelay = async (port: number) => {
@@ -207,6 +210,7 @@ export function createRelayHub(opts: { listenHost: string; now?: () => number; l
       const h = isIP(publicHost) === 6 ? `[${publicHost}]` : publicHost
       return `http://${h}:${r.port}/?${QUERY_KEY}=${token}`
     },
+    sweep: sweepIdle,
     async close() {
       clearInterval(sweep)
       await Promise.all([...relays.keys()].map(closeRelay))

@@ -1,37 +1,49 @@
 /** last_activity_ts: the newest `timestamp` written to a transcript, read from its last 64 KiB only. */
-import { open } from 'node:fs/promises'
+import { open, stat } from 'node:fs/promises'
 
 export const TAIL_BYTES = 64 << 10
 
 const memo = new Map<string, { size: number; mtime: number; value: number | undefined }>()
 
-/** Unix ms of the last parseable RFC 3339 `timestamp`, scanning lines backwards; never the mtime. */
-export async function lastTimestamp(path: string): Promise<number | undefined> {
+/** The complete lines of a file's last 64 KiB, or null when it cannot be read. */
+export async function readTailLines(path: string, bytes = TAIL_BYTES): Promise<string[] | null> {
   let fh
   try {
     fh = await open(path, 'r')
   } catch {
-    return undefined
+    return null
   }
   try {
     const st = await fh.stat()
-    if (!st.isFile()) return undefined
-    const hit = memo.get(path)
-    if (hit && hit.size === st.size && hit.mtime === st.mtimeMs) return hit.value
-    const start = Math.max(0, st.size - TAIL_BYTES)
+    if (!st.isFile()) return null
+    const start = Math.max(0, st.size - bytes)
     const buf = Buffer.allocUnsafe(st.size - start)
     const { bytesRead } = await fh.read(buf, 0, buf.length, start)
-    let lines = buf.toString('utf8', 0, bytesRead).split('\n')
+    const lines = buf.toString('utf8', 0, bytesRead).split('\n')
     // The first line is partial unless the window starts at the file's start.
-    if (start > 0) lines = lines.slice(1)
-    let value: number | undefined
-    for (let i = lines.length - 1; i >= 0 && value === undefined; i--) value = timestampOf(lines[i])
-    memo.set(path, { size: st.size, mtime: st.mtimeMs, value })
-    if (memo.size > 1024) memo.clear()
-    return value
+    return start > 0 ? lines.slice(1) : lines
   } finally {
     await fh.close()
   }
+}
+
+/** Unix ms of the last parseable RFC 3339 `timestamp`, scanning lines backwards; never the mtime. */
+export async function lastTimestamp(path: string): Promise<number | undefined> {
+  let st
+  try {
+    st = await stat(path)
+  } catch {
+    return undefined
+  }
+  const hit = memo.get(path)
+  if (hit && hit.size === st.size && hit.mtime === st.mtimeMs) return hit.value
+  const lines = await readTailLines(path)
+  if (!lines) return undefined
+  let value: number | undefined
+  for (let i = lines.length - 1; i >= 0 && value === undefined; i--) value = timestampOf(lines[i])
+  memo.set(path, { size: st.size, mtime: st.mtimeMs, value })
+  if (memo.size > 1024) memo.clear()
+  return value
 }
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/

@@ -1,5 +1,6 @@
 /** What every transcript reader returns and shares: a located session file, safe names. */
 import { stat } from 'node:fs/promises'
+import type { Summary } from '../../core/card.ts'
 import type { AgentInfo } from '../../core/herdr/index.ts'
 import type { RawEntry, RosterRow } from './entry.ts'
 
@@ -29,6 +30,8 @@ export type TranscriptReader = {
   subagentPath?(parent: Located, agentId: string): string
   lastActivity(agent: AgentInfo, home: string): Promise<number | undefined>
   subagentCounts?(agent: AgentInfo, home: string): Promise<{ total: number; running: number } | undefined>
+  /** Headline, detail and recent lines for the agent-state card. */
+  summary?(agent: AgentInfo, home: string): Promise<Summary | undefined>
 }
 
 /** A name that can be a single path segment: no separators, no dot-only names. */

@@ -1,18 +1,51 @@
+import { fileURLToPath } from 'node:url'
+import type { RouteInput } from '../../core/plugin.ts'
 import { definePlugin, defineRoute } from '../../core/plugin.ts'
-import { page } from './page.ts'
+import { text } from '../../core/respond.ts'
+import { unbuiltPage } from './page.ts'
+import { confine, fileResponse, isAppRoute, readStatic, SECURITY_HEADERS } from './static.ts'
 
-/** GET / and every unlisted GET path: the embedded page, no auth. */
+/**
+ * The web client (a small PWA built by Vite from app/ into dist/), no auth:
+ *   GET /assets/**             fingerprinted JS/CSS, cached for a year (immutable)
+ *   GET /icons/**              app icons, cached for a day
+ *   GET /sw.js                 service worker, no-cache
+ *   GET /manifest.webmanifest  web app manifest, no-cache
+ *   GET /**                    the app shell (index.html, no-cache) for / and every unlisted
+ *                              path without an extension; other missing files 404
+ * Without dist/ (not built yet) the shell is a short page saying to run `npm run build:web`.
+ */
+
+const DIST = fileURLToPath(new URL('./dist/', import.meta.url))
+
+const notFound = () => text('not found', 404, SECURITY_HEADERS)
+
+async function serveFile({ event }: RouteInput): Promise<Response> {
+  const request = event.req as Request
+  const path = new URL(request.url).pathname
+  const file = confine(DIST, path)
+  const found = file ? await readStatic(file) : null
+  return found ? fileResponse(found, path, request) : notFound()
+}
+
+async function serveShell({ event, ctx }: RouteInput): Promise<Response> {
+  const request = event.req as Request
+  const path = new URL(request.url).pathname
+  if (!isAppRoute(path)) return serveFile({ event } as RouteInput)
+  const shell = await readStatic(DIST + 'index.html')
+  if (shell) return fileResponse(shell, '/index.html', request)
+  return new Response(unbuiltPage(ctx.config.server_name), {
+    headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...SECURITY_HEADERS },
+  })
+}
+
 export default definePlugin({
   name: 'web',
   routes: [
-    defineRoute({
-      method: 'GET',
-      path: '/**',
-      auth: 'none',
-      describe: 'Embedded web page',
-      response: { type: 'text/html' },
-      handler: ({ ctx }) =>
-        new Response(page(ctx.config.server_name), { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' } }),
-    }),
+    defineRoute({ method: 'GET', path: '/assets/**', auth: 'none', describe: 'Web client scripts and styles (fingerprinted, immutable)', response: { type: 'text/javascript' }, handler: serveFile }),
+    defineRoute({ method: 'GET', path: '/icons/**', auth: 'none', describe: 'Web client icons', response: { type: 'image/png' }, handler: serveFile }),
+    defineRoute({ method: 'GET', path: '/sw.js', auth: 'none', describe: 'Web client service worker', response: { type: 'text/javascript' }, handler: serveFile }),
+    defineRoute({ method: 'GET', path: '/manifest.webmanifest', auth: 'none', describe: 'Web app manifest', response: { type: 'application/manifest+json' }, handler: serveFile }),
+    defineRoute({ method: 'GET', path: '/**', auth: 'none', describe: 'Web client (installable app)', response: { type: 'text/html' }, handler: serveShell }),
   ],
 })

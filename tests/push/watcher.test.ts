@@ -74,7 +74,7 @@ const messages = () => fcm.requests.map((r) => r.body.message)
 describe('push from real agent transitions', () => {
   it('alerts on a transition with the agent seq and title; a state held at start-up is not replayed', async () => {
     await setStatus(fresh, 'blocked')
-    const sent = await until('push_sent', () => events.find((e) => e.type === 'push_sent'))
+    const sent = (await until('push_sent', () => events.find((e) => e.type === 'push_sent')))!
     const agent = (await sim.request('agent.get', { target: fresh })).agent
     const sid = bridge.bridge.ctx.config.server_id
     const name = bridge.bridge.ctx.config.server_name

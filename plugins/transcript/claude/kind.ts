@@ -1,6 +1,7 @@
 /** The claude transcript reader: locate, normalize, roster, activity dating. */
 import type { AgentInfo } from '../../../core/herdr/index.ts'
 import { lastTimestamp } from '../activity.ts'
+import { summarizeTail } from '../summary.ts'
 import { SAFE_NAME, sessionValue, type Located, type TranscriptReader } from '../locate.ts'
 import { normalizeClaudeLine } from './normalize.ts'
 import { findSessionFile, locateClaude } from './locate.ts'
@@ -23,6 +24,10 @@ export const claudeTranscript: TranscriptReader = {
   async lastActivity(agent, home) {
     const s = await knownSession(agent, home)
     return s ? lastTimestamp(s.path) : undefined
+  },
+  async summary(agent, home) {
+    const s = await knownSession(agent, home)
+    return s ? summarizeTail(s.path, normalizeClaudeLine) : undefined
   },
   async subagentCounts(agent, home) {
     const s = await knownSession(agent, home)

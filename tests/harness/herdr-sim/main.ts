@@ -115,6 +115,8 @@ async function main(): Promise<void> {
   const shutdown = async (code: number): Promise<void> => {
     if (exiting) return
     exiting = true
+    // Never hang on the way out: a stuck socket must not keep a simulator alive.
+    setTimeout(() => process.exit(code), 5000).unref()
     await Promise.allSettled([...sessions.values()].map((s) => s.shutdown()))
     process.exit(code)
   }

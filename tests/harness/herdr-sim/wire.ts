@@ -30,11 +30,13 @@ export class Connection {
   /** Replies and closes, as every non-streaming method does. */
   reply(obj: unknown): void {
     if (this.socket.destroyed || this.socket.writableEnded) return
-    this.socket.end(`${JSON.stringify(obj)}\n`)
+    // Close fully once the line is flushed: herdr drops the connection after its reply, and a
+    // half-open socket would otherwise linger until the client hangs up.
+    this.socket.end(`${JSON.stringify(obj)}\n`, () => this.socket.destroy())
   }
 
   close(): void {
-    if (!this.socket.destroyed) this.socket.end()
+    if (!this.socket.destroyed) this.socket.end(() => this.socket.destroy())
     this.markGone()
   }
 
@@ -86,10 +88,13 @@ export interface WireServer {
 export async function listen(socketPath: string, onLine: LineHandler): Promise<WireServer> {
   await removeStaleSocket(socketPath)
   const connections = new Set<Connection>()
+  const sockets = new Set<net.Socket>()
   // allowHalfOpen: a client may shut down its write side after the newline and still expect
   // the reply; herdr answers such requests normally.
   const server = net.createServer({ allowHalfOpen: true }, (socket) => {
     const conn = new Connection(socket)
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
     connections.add(conn)
     conn.onGone(() => connections.delete(conn))
     let buffered = Buffer.alloc(0)
@@ -146,7 +151,7 @@ export async function listen(socketPath: string, onLine: LineHandler): Promise<W
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve())
-        for (const c of connections) c.socket.destroy()
+        for (const s of sockets) s.destroy()
       })
       try {
         fs.unlinkSync(socketPath)

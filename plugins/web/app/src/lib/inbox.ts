@@ -1,0 +1,75 @@
+/** The inbox: agents in the bridge's order, grouped by attention, with relative times. */
+export interface Agent {
+  agent: string
+  agent_status: string
+  attention_rank: number
+  recency_rank: number
+  pane_id: string
+  state_change_seq?: number
+  terminal_title_stripped?: string
+  workspace_id?: string
+  branch?: string
+  cwd?: string
+  last_activity_ts?: number
+  session?: string
+  subagents?: { total: number; running: number }
+}
+
+export interface Workspace {
+  workspace_id: string
+  label?: string
+  session?: string
+}
+
+export interface Snapshot {
+  agents?: Agent[]
+  workspaces?: Workspace[]
+  panes?: Array<{ pane_id: string }>
+}
+
+/**
+ * Orders by (attention_rank, recency_rank) exactly as the bridge ranked them; priority is never
+ * re-derived here. Both ranks are always present on a current bridge.
+ */
+export function inboxOrder(agents: Agent[]): Agent[] {
+  return [...agents].sort((a, b) => a.attention_rank - b.attention_rank || a.recency_rank - b.recency_rank)
+}
+
+export const GROUP_LABELS = ['Blocked', 'Done', 'Working', 'Idle', 'Unknown']
+
+/** Consecutive runs of the ordered list sharing an attention rank (order is kept). */
+export function inboxGroups(agents: Agent[]): Array<{ rank: number; label: string; agents: Agent[] }> {
+  const groups: Array<{ rank: number; label: string; agents: Agent[] }> = []
+  for (const a of inboxOrder(agents)) {
+    const last = groups[groups.length - 1]
+    if (last && last.rank === a.attention_rank) last.agents.push(a)
+    else groups.push({ rank: a.attention_rank, label: GROUP_LABELS[a.attention_rank] ?? 'Unknown', agents: [a] })
+  }
+  return groups
+}
+
+/** "now", "5 min", "3 h", "2 d"; empty when the time is unknown (absent means unknown). */
+export function relativeTime(ts: number | undefined | null, now: number): string {
+  if (typeof ts !== 'number' || !(ts > 0)) return ''
+  const s = Math.max(0, Math.round((now - ts) / 1000))
+  if (s < 45) return 'now'
+  const m = Math.round(s / 60)
+  if (m < 60) return `${m} min`
+  const h = Math.round(m / 60)
+  if (h < 24) return `${h} h`
+  return `${Math.round(h / 24)} d`
+}
+
+export function workspaceLabel(snap: Snapshot, agent: Agent): string {
+  const ws = snap.workspaces?.find((w) => w.workspace_id === agent.workspace_id && (w.session ?? '') === (agent.session ?? ''))
+  return ws?.label || agent.workspace_id || ''
+}
+
+export function agentTitle(a: Agent): string {
+  return a.terminal_title_stripped?.trim() || a.agent || a.pane_id
+}
+
+/** `/snapshot` and the snapshot frame: `{result: {snapshot}}`, `{snapshot}` or the bare body. */
+export function unwrapSnapshot(body: any): Snapshot {
+  return body?.result?.snapshot ?? body?.snapshot ?? body ?? {}
+}

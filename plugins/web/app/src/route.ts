@@ -1,0 +1,24 @@
+/** Hash routes, so any path the bridge serves the shell on works and reloads keep the view. */
+export type Tab = 'card' | 'terminal' | 'transcript' | 'diff'
+export type Route =
+  | { view: 'inbox' }
+  | { view: 'pair'; code?: string; url?: string }
+  | { view: 'agent'; bridge: string; pane: string; tab: Tab }
+
+const TABS: Tab[] = ['card', 'terminal', 'transcript', 'diff']
+
+export function parseRoute(hash: string): Route {
+  const [path, query = ''] = hash.replace(/^#/, '').split('?')
+  const parts = path.split('/').filter(Boolean)
+  if (parts[0] === 'pair') {
+    const q = new URLSearchParams(query)
+    return { view: 'pair', code: q.get('code') ?? undefined, url: q.get('url') ?? undefined }
+  }
+  if (parts[0] === 'agent' && parts.length >= 3) {
+    const tab = TABS.includes(parts[3] as Tab) ? (parts[3] as Tab) : 'card'
+    return { view: 'agent', bridge: parts[1], pane: decodeURIComponent(parts[2]), tab }
+  }
+  return { view: 'inbox' }
+}
+
+export const agentHref = (bridge: string, pane: string, tab: Tab = 'card') => `#/agent/${bridge}/${encodeURIComponent(pane)}/${tab}`

@@ -1,0 +1,255 @@
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
+import { html, badge, toast, errText } from '../ui.ts'
+import type { Api } from '../lib/api.ts'
+import type { Agent } from '../lib/inbox.ts'
+import { agentTitle } from '../lib/inbox.ts'
+import { agentHref, type Tab } from '../route.ts'
+import { completions, commandText, slashQuery, type Command } from '../lib/commands.ts'
+import { TerminalView } from './terminal.ts'
+import { TranscriptView } from './transcript.ts'
+import { DiffView } from './diff.ts'
+
+interface Props {
+  api: Api
+  bridgeKey: string
+  pane: string
+  tab: Tab
+  agent?: Agent
+}
+
+const TABS: Array<[Tab, string]> = [
+  ['card', 'Agent'],
+  ['terminal', 'Terminal'],
+  ['transcript', 'Transcript'],
+  ['diff', 'Changes'],
+]
+
+export function AgentView({ api, bridgeKey, pane, tab, agent }: Props) {
+  return html`
+    <main class="agent-view">
+      <header class="agent-head">
+        <a class="button ghost" href="#/" aria-label="Back to the inbox">←</a>
+        <h1 class="agent-name">${agent ? agentTitle(agent) : pane}</h1>
+        ${badge(agent?.agent_status)}
+      </header>
+      <nav class="tabs" aria-label="Agent views">
+        ${TABS.map(([t, label]) => html`<a href=${agentHref(bridgeKey, pane, t)} class=${t === tab ? 'tab active' : 'tab'} aria-current=${t === tab ? 'page' : undefined}>${label}</a>`)}
+      </nav>
+      ${tab === 'card' && html`<${CardView} api=${api} pane=${pane} agent=${agent} bridgeKey=${bridgeKey} />`}
+      ${tab === 'terminal' && html`<${TerminalView} api=${api} pane=${pane} />`}
+      ${tab === 'transcript' && html`<${TranscriptView} api=${api} pane=${pane} /><${ReplyBox} api=${api} pane=${pane} />`}
+      ${tab === 'diff' && html`<${DiffView} api=${api} pane=${pane} />`}
+    </main>`
+}
+
+interface Option {
+  index: number
+  label: string
+  selected?: boolean
+  key?: string
+}
+
+/** The parsed state card, polled every 1.5 s while shown and at once on a status change. */
+function CardView({ api, pane, agent, bridgeKey }: { api: Api; pane: string; agent?: Agent; bridgeKey: string }) {
+  const [card, setCard] = useState<any>(null)
+  const [error, setError] = useState('')
+  const [busy, setBusy] = useState(false)
+  const [draft, setDraft] = useState<string | undefined>(undefined)
+  const load = useCallback(async () => {
+    try {
+      setCard(await api.get(`/agent-state?pane=${encodeURIComponent(pane)}`))
+      setError('')
+    } catch (err) {
+      setError(errText(err))
+    }
+  }, [api, pane])
+  useEffect(() => {
+    void load()
+    const t = setInterval(load, 1500)
+    return () => clearInterval(t)
+  }, [load])
+  useEffect(() => void load(), [agent?.agent_status, agent?.state_change_seq])
+
+  async function choose(o: Option) {
+    setBusy(true)
+    try {
+      if (o.selected) {
+        const r = await api.post('/approve', { agent: pane, seq: agent?.state_change_seq ?? 0 })
+        if (r.applied === true) toast(`Chose “${o.label}”`)
+        else toast(r.reason || 'not applied', 'error')
+      } else if (o.key && !o.index) await api.post('/send', { pane, key: o.key })
+      else await api.post('/send', { pane, text: `${o.index}\n` })
+      await load()
+    } catch (err) {
+      toast(errText(err), 'error')
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  async function cycleMode() {
+    try {
+      const r = await api.post('/agent-mode/cycle', { pane })
+      toast(`Permission mode: ${r.permission_mode ?? 'changed'}`)
+      await load()
+    } catch (err) {
+      toast(errText(err), 'error')
+    }
+  }
+
+  const blocked = card?.blocked
+  const hasModes = card?.permission_mode !== undefined || (card?.agent_kind ?? agent?.agent) === 'claude'
+  return html`
+    <section class="card" aria-labelledby="card-headline">
+      ${error && html`<p class="error" role="alert">${error}</p>`}
+      ${!card && !error && html`<p class="muted">Loading…</p>`}
+      ${card &&
+      html`
+        <h2 id="card-headline" class="headline">${card.headline || '(nothing yet)'}</h2>
+        ${card.detail && html`<pre class="detail">${card.detail}</pre>`}
+        ${blocked &&
+        html`
+          <div class="blocked" role="group" aria-label="The agent is waiting for an answer">
+            ${blocked.question && blocked.question !== card.headline && html`<p class="question">${blocked.question}</p>`}
+            <div class="options">
+              ${(blocked.options as Option[]).map(
+                (o) => html`<button class=${o.selected ? 'option primary' : 'option'} disabled=${busy} onClick=${() => choose(o)} data-default=${o.selected ? 'true' : undefined}>
+                  ${o.index > 0 && html`<span class="num" aria-hidden="true">${o.index}</span>`}<span>${o.label}</span>${o.key && !o.index ? html` <kbd>${o.key}</kbd>` : ''}
+                </button>`,
+              )}
+            </div>
+          </div>`}
+        ${card.parsed === false && html`<p class="muted">No card parser for this agent kind: use the <a href=${agentHref(bridgeKey, pane, 'terminal')}>terminal</a> to act.</p>`}
+        ${hasModes &&
+        html`<div class="mode row">
+          <span>Permission mode: <strong class="mode-value">${card.permission_mode ?? 'default'}</strong></span>
+          <button class="small" onClick=${cycleMode}>Cycle mode</button>
+        </div>`}
+      `}
+      <${Suggestions} api=${api} pane=${pane} status=${agent?.agent_status} bridgeKey=${bridgeKey} onPrompt=${setDraft} />
+      <${ReplyBox} api=${api} pane=${pane} draft=${draft} onSent=${load} />
+    </section>`
+}
+
+function Suggestions({ api, pane, status, bridgeKey, onPrompt }: { api: Api; pane: string; status?: string; bridgeKey: string; onPrompt: (p: string) => void }) {
+  const [list, setList] = useState<any[]>([])
+  useEffect(() => {
+    api.get(`/suggestions?pane=${encodeURIComponent(pane)}`).then(
+      (r) => setList(Array.isArray(r?.suggestions) ? r.suggestions.filter((s: any) => s?.label) : []),
+      () => setList([]),
+    )
+  }, [api, pane, status])
+  const act = (s: any) => {
+    const p = s.params ?? {}
+    if ((s.performer === 'agent' || s.action === 'prompt_agent') && p.prompt) return onPrompt(String(p.prompt))
+    if (s.action === 'open_url' && p.url) return window.open(String(p.url), '_blank', 'noopener')
+    if (s.action === 'open_diff') return (location.hash = agentHref(bridgeKey, pane, 'diff'))
+    if (s.action === 'show_note' && p.note) return toast(String(p.note))
+  }
+  const usable = list.filter(
+    (s) => (s.action === 'open_url' && s.params?.url) || s.action === 'open_diff' || (s.action === 'show_note' && s.params?.note) || s.params?.prompt,
+  )
+  if (!usable.length) return null
+  return html`<div class="chips" role="group" aria-label="Suggestions">
+    ${usable.map((s) => html`<button class="chip" title=${s.detail || s.label} onClick=${() => act(s)}>${s.label}</button>`)}
+  </div>`
+}
+
+/**
+ * The reply box: text ending in "\r" submits; a lone "/word" completes slash commands from
+ * GET /commands; attachments upload to /image or /file and insert the returned path.
+ */
+export function ReplyBox({ api, pane, draft, onSent }: { api: Api; pane: string; draft?: string; onSent?: () => void }) {
+  const [text, setText] = useState('')
+  const [commands, setCommands] = useState<Command[]>([])
+  const [active, setActive] = useState(0)
+  const [busy, setBusy] = useState(false)
+  const area = useRef<HTMLTextAreaElement>(null)
+  const file = useRef<HTMLInputElement>(null)
+  useEffect(() => {
+    api.get(`/commands?pane=${encodeURIComponent(pane)}`).then(
+      (r) => setCommands(Array.isArray(r?.commands) ? r.commands : []),
+      () => setCommands([]),
+    )
+  }, [api, pane])
+  useEffect(() => {
+    if (draft !== undefined) {
+      setText(draft)
+      area.current?.focus()
+    }
+  }, [draft])
+  const q = slashQuery(text)
+  const matches = q === null ? [] : completions(commands, q)
+  const open = matches.length > 0
+
+  async function send() {
+    setBusy(true)
+    try {
+      await api.post('/send', { pane, text: text + '\r' })
+      setText('')
+      onSent?.()
+    } catch (err) {
+      toast(errText(err), 'error')
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  function pick(c: Command) {
+    setText(commandText(c))
+    setActive(0)
+    area.current?.focus()
+  }
+
+  function onKey(e: KeyboardEvent) {
+    if (open && (e.key === 'ArrowDown' || e.key === 'ArrowUp')) {
+      e.preventDefault()
+      setActive((a) => (a + (e.key === 'ArrowDown' ? 1 : matches.length - 1)) % matches.length)
+    } else if (open && (e.key === 'Tab' || (e.key === 'Enter' && !e.shiftKey))) {
+      e.preventDefault()
+      pick(matches[Math.min(active, matches.length - 1)])
+    } else if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+      e.preventDefault()
+      if (!busy) void send()
+    } else if (open && e.key === 'Escape') setText(text + ' ')
+  }
+
+  async function attach(f: File) {
+    const isImage = /^image\/(png|jpeg|gif|webp)$/.test(f.type)
+    setBusy(true)
+    try {
+      const r = await api.request(`/${isImage ? 'image' : 'file'}?pane=${encodeURIComponent(pane)}`, { method: 'POST', body: f, type: 'application/octet-stream', timeoutMs: 90_000 })
+      setText((t) => (t && !t.endsWith(' ') ? t + ' ' : t) + r.path + ' ')
+      toast(`Attached ${f.name}`)
+      area.current?.focus()
+    } catch (err) {
+      toast(errText(err), 'error')
+    } finally {
+      setBusy(false)
+      if (file.current) file.current.value = ''
+    }
+  }
+
+  return html`
+    <form class="reply" onSubmit=${(e: Event) => (e.preventDefault(), send())}>
+      ${open &&
+      html`<ul class="completions" role="listbox" id="slash-list" aria-label="Slash commands">
+        ${matches.map(
+          (c, i) => html`<li role="option" id=${`slash-${i}`} aria-selected=${i === active} class=${i === active ? 'active' : ''} onMouseDown=${(e: Event) => (e.preventDefault(), pick(c))}>
+            <strong>/${c.name.replace(/^\//, '')}</strong>${c.argument_hint && html` <span class="muted">${c.argument_hint}</span>`}<br /><span class="muted small">${c.description}</span>
+          </li>`,
+        )}
+      </ul>`}
+      <label class="sr-only" for="reply-text">Reply to the agent</label>
+      <textarea id="reply-text" ref=${area} rows="2" placeholder="Reply… ( / for commands )" value=${text}
+        role="combobox" aria-expanded=${open} aria-controls="slash-list" aria-autocomplete="list" aria-activedescendant=${open ? `slash-${active}` : undefined}
+        onInput=${(e: any) => (setText(e.currentTarget.value), setActive(0))} onKeyDown=${onKey}></textarea>
+      <div class="reply-actions">
+        <input type="file" ref=${file} class="sr-only" id="attach-file" accept="image/png,image/jpeg,image/gif,image/webp,application/pdf,.docx,.pptx"
+          onChange=${(e: any) => e.currentTarget.files?.[0] && attach(e.currentTarget.files[0])} />
+        <label for="attach-file" class="button ghost" title="Attach an image or document" aria-label="Attach an image or document" tabindex="0"
+          onKeyDown=${(e: KeyboardEvent) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), file.current?.click())}>📎</label>
+        <button type="submit" class="primary" disabled=${busy}>Send</button>
+      </div>
+    </form>`
+}

@@ -1,0 +1,72 @@
+import { useEffect, useState } from 'preact/hooks'
+import { html, badge } from '../ui.ts'
+import type { FeedClient } from '../feedclient.ts'
+import { agentTitle, inboxGroups, relativeTime, workspaceLabel } from '../lib/inbox.ts'
+import type { SavedBridge } from '../lib/bridges.ts'
+import { agentHref } from '../route.ts'
+
+interface Props {
+  bridges: SavedBridge[]
+  feeds: Map<string, FeedClient>
+  onRemove: (key: string) => void
+}
+
+/** One column per paired bridge: a bridge's ranks are never compared with another's. */
+export function InboxView({ bridges, feeds, onRemove }: Props) {
+  const [now, setNow] = useState(Date.now())
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), 30_000)
+    return () => clearInterval(t)
+  }, [])
+  return html`
+    <main class="inbox" aria-label="Agents">
+      ${bridges.map((b) => html`<${BridgeColumn} key=${b.key} bridge=${b} feed=${feeds.get(b.key)} now=${now} onRemove=${onRemove} />`)}
+    </main>`
+}
+
+function BridgeColumn({ bridge, feed, now, onRemove }: { bridge: SavedBridge; feed?: FeedClient; now: number; onRemove: (k: string) => void }) {
+  const snap = feed?.snapshot ?? {}
+  const agents = snap.agents ?? []
+  const groups = inboxGroups(agents)
+  const status = feed?.status ?? 'connecting'
+  return html`
+    <section class="bridge" aria-labelledby=${`bt-${bridge.key}`} data-bridge=${bridge.key}>
+      <header class="bridge-head">
+        <h2 id=${`bt-${bridge.key}`}>${bridge.name || bridge.url}</h2>
+        <span class=${`conn conn-${status}`} role="status">${status === 'live' ? 'live' : status}</span>
+        <button class="ghost small" onClick=${() => confirm(`Forget ${bridge.name || bridge.url} on this device?`) && onRemove(bridge.key)} aria-label=${`Forget ${bridge.name || bridge.url}`}>Forget</button>
+      </header>
+      ${feed?.error && html`<p class="error" role="alert">${feed.error}${status === 'unpaired' ? html` · <a href="#/pair">Pair again</a>` : ''}</p>`}
+      ${status === 'live' && agents.length === 0 && html`<p class="muted empty">No agents running.</p>`}
+      ${groups.map(
+        (g) => html`
+          <div class="group" role="group" aria-label=${g.label}>
+            <h3 class="group-title">${g.label} <span class="count">${g.agents.length}</span></h3>
+            <ul class="agents">
+              ${g.agents.map((a) => {
+                const when = relativeTime(a.last_activity_ts, now)
+                const ws = workspaceLabel(snap, a)
+                return html`
+                  <li key=${a.pane_id}>
+                    <a class=${`agent-row status-${a.agent_status}`} href=${agentHref(bridge.key, a.pane_id)} data-pane=${a.pane_id} data-status=${a.agent_status}>
+                      <span class="agent-main">
+                        <span class="agent-title">${agentTitle(a)}</span>
+                        <span class="agent-meta">
+                          <span class="kind">${a.agent}</span>
+                          ${ws && html`<span class="ws" title="Workspace">${ws}</span>`}
+                          ${a.branch && html`<span class="branch" title="Branch">⎇ ${a.branch}</span>`}
+                          ${a.subagents && a.subagents.running > 0 && html`<span class="subs">${a.subagents.running} subagent${a.subagents.running > 1 ? 's' : ''}</span>`}
+                        </span>
+                      </span>
+                      <span class="agent-side">
+                        ${badge(a.agent_status)}
+                        ${when && html`<time class="when" datetime=${new Date(a.last_activity_ts!).toISOString()}>${when}</time>`}
+                      </span>
+                    </a>
+                  </li>`
+              })}
+            </ul>
+          </div>`,
+      )}
+    </section>`
+}

@@ -1,0 +1,114 @@
+import { useEffect, useRef, useState } from 'preact/hooks'
+import { Terminal } from '@xterm/xterm'
+import { FitAddon } from '@xterm/addon-fit'
+import { html } from '../ui.ts'
+import type { Api } from '../lib/api.ts'
+
+/** Bytes for the key bar (spec 3 §2.3: Esc 0x1b, Ctrl+C 0x03, arrows as CSI sequences). */
+export const KEYS: Array<[string, string, string]> = [
+  ['Esc', '\x1b', 'Escape'],
+  ['Tab', '\t', 'Tab'],
+  ['Ctrl+C', '\x03', 'Control C'],
+  ['↑', '\x1b[A', 'Arrow up'],
+  ['↓', '\x1b[B', 'Arrow down'],
+  ['←', '\x1b[D', 'Arrow left'],
+  ['→', '\x1b[C', 'Arrow right'],
+  ['⏎', '\r', 'Enter'],
+]
+
+const enc = new TextEncoder()
+
+/**
+ * xterm.js over WS /attach. Watching (mode=observe) is the default and cannot type; "Take
+ * control" reconnects with mode=control, and if the desk holds the pane, offers takeover=1.
+ */
+export function TerminalView({ api, pane }: { api: Api; pane: string }) {
+  const host = useRef<HTMLDivElement>(null)
+  const [mode, setMode] = useState<'observe' | 'control'>('observe')
+  const [takeover, setTakeover] = useState(false)
+  const [status, setStatus] = useState('connecting')
+  const [gen, setGen] = useState(0)
+  const sendRef = useRef<(s: string) => void>(() => {})
+
+  useEffect(() => {
+    const term = new Terminal({ fontSize: 13, scrollback: 5000, cursorBlink: mode === 'control', disableStdin: mode !== 'control', theme: { background: '#0b0e14', foreground: '#e6e6e6' } })
+    const fit = new FitAddon()
+    term.loadAddon(fit)
+    term.open(host.current!)
+    try {
+      fit.fit()
+    } catch {
+      /* not laid out yet */
+    }
+    const params: Record<string, string> = { pane, mode, cols: String(term.cols), rows: String(term.rows) }
+    if (mode === 'control' && takeover) params.takeover = '1'
+    const ws = new WebSocket(api.ws('/attach', params))
+    ws.binaryType = 'arraybuffer'
+    setStatus('connecting')
+    const resize = () => {
+      if (mode === 'control' && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: 'resize', cols: term.cols, rows: term.rows }))
+    }
+    ws.onopen = () => {
+      setStatus(mode === 'control' ? 'in control' : 'watching')
+      resize()
+      if (mode === 'control') term.focus()
+    }
+    ws.onmessage = (ev) => {
+      if (typeof ev.data !== 'string') return term.write(new Uint8Array(ev.data as ArrayBuffer))
+      try {
+        if (JSON.parse(ev.data)?.type === 'mode') {
+          term.reset()
+          resize()
+        }
+      } catch {
+        term.write(ev.data)
+      }
+    }
+    ws.onclose = (ev) => {
+      if (ev.code === 4409) setStatus('busy')
+      else if (ev.code === 4001) setStatus('taken over by another client')
+      else setStatus(`closed${ev.reason ? `: ${ev.reason}` : ''}`)
+    }
+    const send = (s: string) => {
+      if (mode === 'control' && ws.readyState === WebSocket.OPEN) ws.send(enc.encode(s))
+    }
+    sendRef.current = send
+    const sub = term.onData(send)
+    let t: ReturnType<typeof setTimeout> | undefined
+    const ro = new ResizeObserver(() => {
+      clearTimeout(t)
+      t = setTimeout(() => {
+        try {
+          fit.fit()
+        } catch {
+          /* hidden */
+        }
+        resize()
+      }, 150)
+    })
+    ro.observe(host.current!)
+    return () => {
+      clearTimeout(t)
+      ro.disconnect()
+      sub.dispose()
+      ws.close(1000)
+      term.dispose()
+    }
+  }, [api, pane, mode, takeover, gen])
+
+  const control = mode === 'control'
+  return html`
+    <section class="terminal-view" aria-label="Terminal">
+      <div class="row term-bar">
+        <span role="status" class="term-status">${status}</span>
+        ${!control && html`<button class="small primary" onClick=${() => (setTakeover(false), setMode('control'))}>Take control</button>`}
+        ${control && status === 'busy' && html`<span class="muted small">Someone else is typing in this pane.</span><button class="small" onClick=${() => (setTakeover(true), setGen(gen + 1))}>Take over</button>`}
+        ${control && html`<button class="small" onClick=${() => setMode('observe')}>Just watch</button>`}
+        ${status.startsWith('closed') && html`<button class="small" onClick=${() => setGen(gen + 1)}>Reconnect</button>`}
+      </div>
+      <div class="term" ref=${host} aria-label="Terminal output" data-mode=${mode}></div>
+      <div class="keybar" role="toolbar" aria-label="Special keys">
+        ${KEYS.map(([label, seq, name]) => html`<button class="key" disabled=${!control} aria-label=${name} onClick=${() => sendRef.current(seq)}>${label}</button>`)}
+      </div>
+    </section>`
+}
