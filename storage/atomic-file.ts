@@ -1,6 +1,23 @@
-import { readFileSync, writeFileSync, renameSync, mkdirSync, rmSync } from 'node:fs'
+import { readFileSync, writeFileSync, renameSync, mkdirSync, rmSync, fsyncSync, openSync, closeSync } from 'node:fs'
 import { dirname, basename, join } from 'node:path'
 import { randomBytes } from 'node:crypto'
+
+/**
+ * The file-system calls behind atomic writes. Fault tests swap `write` to simulate a full or
+ * read-only disk at the system-call boundary; nothing else should touch this.
+ */
+export const io = {
+  write(path: string, data: string | Uint8Array, mode: number): void {
+    writeFileSync(path, data, { mode })
+    // Flushed before the rename, so a power cut cannot leave an empty file under the real name.
+    const fd = openSync(path, 'r')
+    try {
+      fsyncSync(fd)
+    } finally {
+      closeSync(fd)
+    }
+  },
+}
 
 /**
  * Writes through a temp file in the same directory and renames it into place, so a crash
@@ -10,7 +27,7 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
   const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`)
   try {
-    writeFileSync(tmp, data, { mode })
+    io.write(tmp, data, mode)
     renameSync(tmp, path)
   } catch (err) {
     rmSync(tmp, { force: true })

@@ -53,12 +53,20 @@ export async function createDeviceStore(storage: Storage): Promise<DeviceStore> 
   let devices = validate((await readJson<unknown>(storage, KEY, 'device registry')) ?? [])
   const persistedSeen = new Map<string, number>()
   let writing: Promise<void> = Promise.resolve()
-  // Writes are serialized so two quick changes cannot land out of order.
-  const save = () => {
-    const snapshot = devices.map((d) => ({ ...d }))
-    writing = writing.then(() => writeJson(storage, KEY, snapshot))
-    return writing
+  /**
+   * Writes are serialized so two quick changes cannot land out of order, and a change is kept
+   * in memory only once it is on disk: a full disk refuses the pairing rather than handing out
+   * a bearer that the next restart forgets.
+   */
+  const commit = (next: Device[]): Promise<void> => {
+    const snapshot = next.map((d) => ({ ...d }))
+    const p = writing.then(() => writeJson(storage, KEY, snapshot))
+    writing = p.catch(() => {})
+    return p.then(() => {
+      devices = next
+    })
   }
+  const save = () => commit(devices)
   const newId = () => {
     let id: string
     do id = randomBytes(4).toString('hex')
@@ -82,30 +90,24 @@ export async function createDeviceStore(storage: Storage): Promise<DeviceStore> 
         push_token: push_token ?? '',
         paired_at: Date.now(),
       }
-      devices = [...devices, d]
-      await save()
+      await commit([...devices, d])
       return d
     },
     async remove(id) {
       const d = devices.find((x) => x.id === id)
       if (!d) return undefined
-      devices = devices.filter((x) => x.id !== id)
-      await save()
+      await commit(devices.filter((x) => x.id !== id))
       return d
     },
     async setPushToken(id, token) {
       const d = devices.find((x) => x.id === id)
       if (!d || d.push_token === token) return
-      d.push_token = token
-      await save()
+      await commit(devices.map((x) => (x.id === id ? { ...x, push_token: token } : x)))
     },
     async upsertNamed(name, pushToken) {
-      let d = devices.find((x) => x.name === name)
-      if (!d) {
-        d = { id: newId(), name, bearer: randomBytes(32).toString('hex'), push_token: pushToken, paired_at: Date.now() }
-        devices = [...devices, d]
-      } else d.push_token = pushToken
-      await save()
+      const found = devices.find((x) => x.name === name)
+      const d = found ? { ...found, push_token: pushToken } : { id: newId(), name, bearer: randomBytes(32).toString('hex'), push_token: pushToken, paired_at: Date.now() }
+      await commit(found ? devices.map((x) => (x.id === d.id ? d : x)) : [...devices, d])
       return d
     },
     touch(id) {
@@ -119,9 +121,8 @@ export async function createDeviceStore(storage: Storage): Promise<DeviceStore> 
       }
     },
     async clearPushToken(token) {
-      let changed = false
-      for (const d of devices) if (token && d.push_token === token) ((d.push_token = ''), (changed = true))
-      if (changed) await save()
+      if (!token || !devices.some((d) => d.push_token === token)) return
+      await commit(devices.map((d) => (d.push_token === token ? { ...d, push_token: '' } : d)))
     },
     flush: () => writing,
   }

@@ -5,6 +5,11 @@ import { fail } from '../../core/respond.ts'
 import { API_VERSION } from '../../core/version.ts'
 import { createCodeBook, createFailureLimiter } from './codes.ts'
 
+/** A full or read-only disk is the host's problem, said plainly; nothing was changed. */
+function storageFailure(err: NodeJS.ErrnoException): never {
+  fail(500, `cannot save the device registry: ${err.code ?? err.message}; nothing was changed`)
+}
+
 /**
  * Identity, pairing and device administration.
  *   POST /pair                 one-time code → device bearer
@@ -45,7 +50,7 @@ export default definePlugin({
           ctx.log.info(`pairing refused for ${ip}: invalid, expired or used code`)
           fail(403, 'invalid or expired pairing code')
         }
-        const device = await ctx.devices.add({ name: body.device_name, push_token: body.push_token || body.fcm_token || '' })
+        const device = await ctx.devices.add({ name: body.device_name, push_token: body.push_token || body.fcm_token || '' }).catch(storageFailure)
         ctx.log.info(`paired device ${device.id} (${device.name})`)
         ctx.bus.publish('bridge', 'device_paired', { id: device.id, name: device.name })
         return { id: device.id, bearer: device.bearer, name: device.name, server_id: ctx.config.server_id, server_name: ctx.config.server_name }
@@ -94,7 +99,7 @@ export default definePlugin({
       response: v.object({ revoked: v.literal(true), id: v.string(), name: v.string() }),
       body: v.object({ id: v.pipe(v.string('id: want the device id'), v.nonEmpty('id: want the device id')) }),
       async handler({ body, ctx }) {
-        const d = await ctx.devices.remove(body.id.trim())
+        const d = await ctx.devices.remove(body.id.trim()).catch(storageFailure)
         if (!d) fail(404, `no device ${body.id}`)
         ctx.sockets.closeDevice(d.id)
         ctx.log.info(`revoked device ${d.id} (${d.name})`)
@@ -117,9 +122,9 @@ export default definePlugin({
       response: v.object({ ok: v.literal(true) }),
       body: v.object({ token: v.string('token: want a string') }),
       async handler({ body, auth, ctx }) {
-        if (auth.deviceId) await ctx.devices.setPushToken(auth.deviceId, body.token)
+        if (auth.deviceId) await ctx.devices.setPushToken(auth.deviceId, body.token).catch(storageFailure)
         // The admin token stands for a browser without its own device: keep one named "web".
-        else await ctx.devices.upsertNamed('web', body.token)
+        else await ctx.devices.upsertNamed('web', body.token).catch(storageFailure)
         return { ok: true }
       },
     }),

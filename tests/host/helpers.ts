@@ -14,7 +14,7 @@ export interface HostStack {
   /** POST JSON; returns status, content type and the parsed (or text) body. */
   post(path: string, json: unknown): Promise<{ status: number; type: string; body: any }>
   get(path: string): Promise<{ status: number; type: string; body: any }>
-  /** Polls pane.read (visible) until `pred` holds; returns the screen text. */
+  /** Polls pane.read (recent) of a client pane id until `pred` holds; returns the screen text. */
   screenUntil(pane: string, pred: (text: string) => boolean, timeoutMs?: number): Promise<string>
   close(): Promise<void>
 }
@@ -28,9 +28,9 @@ async function parse(res: Response) {
  * The simulator and the bridge in one temp HOME, with the simulator's fake agents on the
  * bridge's PATH (so `claude` counts as installed) and every bus event recorded.
  */
-export async function startHostStack(): Promise<HostStack> {
+export async function startHostStack(opts: { sessions?: string[] } = {}): Promise<HostStack> {
   const home = realpathSync(mkdtempSync(join(tmpdir(), 'host-stack-')))
-  const sim = await startSim({ home, testMode: true })
+  const sim = await startSim({ home, testMode: true, sessions: opts.sessions })
   let bridge: TestBridge
   try {
     bridge = await startBridge({ home, env: { PATH: sim.clientEnv().PATH } })
@@ -49,9 +49,10 @@ export async function startHostStack(): Promise<HostStack> {
     get: async (path) => parse(await bridge.request(path)),
     async screenUntil(pane, pred, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs
+      const [session, id] = pane.includes('/') ? pane.split('/') : ['default', pane]
       let text = ''
       for (;;) {
-        text = (await sim.request('pane.read', { pane_id: pane, source: 'recent', lines: 200 })).read.text
+        text = (await sim.request('pane.read', { pane_id: id, source: 'recent', lines: 200 }, session)).read.text
         if (pred(text)) return text
         if (Date.now() > deadline) throw new Error(`screen of ${pane} never matched; last screen:\n${text}`)
         await new Promise((r) => setTimeout(r, 100))

@@ -21,9 +21,15 @@ describe('agent lifecycle against the simulator', () => {
     expect(r.status).toBe(200)
     expect(r.body.discovery).toBe('herdr agent kinds + PATH lookup')
     for (const a of r.body.agents) expect(typeof a.state_reporting).toBe('boolean')
-    if (r.body.known_kinds.length) {
-      expect(r.body.agents.find((a: any) => a.kind === 'claude')).toEqual({ kind: 'claude', path: join(st.sim.shimDir, 'claude'), state_reporting: true })
-    }
+    expect(r.body.known_kinds).toContain('claude')
+    expect(r.body.known_kinds).toContain('codex')
+    expect(r.body.agents.find((a: any) => a.kind === 'claude')).toEqual({ kind: 'claude', path: join(st.sim.shimDir, 'claude'), state_reporting: true })
+    // codex is a kind herdr knows but nothing installs it here.
+    expect(r.body.agents.find((a: any) => a.kind === 'codex')).toBeUndefined()
+  })
+
+  it('refuses a kind herdr does not know with 400', async () => {
+    expect(await st.post('/agent/start', { kind: 'notakind', split_from: 'w1:p1' })).toMatchObject({ status: 400, body: 'unknown agent kind: notakind' })
   })
 
   it('starts claude in an existing idle shell and submits the opening prompt', async () => {

@@ -94,6 +94,8 @@ describe('wire rules', () => {
       const replies = lines(got)
       // Only the ack (plus buffered history); never an error line.
       expect(replies[0]).toEqual({ id: 's', result: { type: 'subscription_started' } })
+      assertSchema('success_response', replies[0])
+      for (const pushed of replies.slice(1)) assertSchema('event', pushed)
       expect(replies.every((r) => r.error === undefined)).toBe(true)
     }
   }, T)

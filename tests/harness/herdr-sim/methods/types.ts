@@ -15,7 +15,7 @@ export interface MethodContext {
 
 export type Result = { type: string } & Record<string, unknown>
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// Params arrive already checked against the method's schema, so handlers read them untyped.
 export type Params = any
 
 export type Handler = (params: Params, ctx: MethodContext) => Result | typeof STREAMING | Promise<Result | typeof STREAMING>

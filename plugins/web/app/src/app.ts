@@ -1,0 +1,104 @@
+import { useEffect, useMemo, useReducer, useState } from 'preact/hooks'
+import { html, toast, currentToasts, onToasts } from './ui.ts'
+import { Api } from './lib/api.ts'
+import { loadBridges, saveBridges, upsertBridge, type SavedBridge } from './lib/bridges.ts'
+import { agentTitle } from './lib/inbox.ts'
+import { FeedClient } from './feedclient.ts'
+import { agentHref, parseRoute } from './route.ts'
+import { PairView } from './views/pair.ts'
+import { InboxView } from './views/inbox.ts'
+import { AgentView } from './views/agent.ts'
+
+const feeds = new Map<string, FeedClient>()
+
+/** Opens a feed per paired bridge and closes those no longer paired. */
+function syncFeeds(bridges: SavedBridge[], onAny: () => void): void {
+  for (const [key, feed] of feeds) {
+    if (!bridges.some((b) => b.key === key && b.bearer === feed.api.bridge.bearer)) {
+      feed.close()
+      feeds.delete(key)
+    }
+  }
+  for (const b of bridges) {
+    if (feeds.has(b.key)) continue
+    const feed = new FeedClient(new Api(b))
+    feed.onChange(onAny)
+    feed.onDelta((f) => alertFor(b, feed, f))
+    feeds.set(b.key, feed)
+  }
+}
+
+/** In-page alert (and a system notification when the page is hidden and allowed) on blocked/done. */
+function alertFor(b: SavedBridge, feed: FeedClient, f: any): void {
+  if (f.source !== 'multiplexer' || f.type !== 'pane_agent_status_changed') return
+  const st = f.payload?.agent_status
+  if (st !== 'blocked' && st !== 'done') return
+  const pane = f.payload?.pane_id
+  const a = feed.snapshot.agents?.find((x) => x.pane_id === pane)
+  const title = `${a ? agentTitle(a) : pane} is ${st}`
+  toast(title, 'alert')
+  if (document.visibilityState === 'hidden' && 'Notification' in window && Notification.permission === 'granted') {
+    void navigator.serviceWorker?.getRegistration().then((reg) =>
+      reg?.showNotification(title, { body: b.name, tag: `${b.server_id || b.key}/${pane}`, data: { url: agentHref(b.key, pane) } }),
+    )
+  }
+}
+
+export function App() {
+  const [bridges, setBridges] = useState(loadBridges)
+  const [route, setRoute] = useState(() => parseRoute(location.hash))
+  const [, tick] = useReducer((n: number) => n + 1, 0)
+
+  useEffect(() => {
+    const on = () => setRoute(parseRoute(location.hash))
+    addEventListener('hashchange', on)
+    return () => removeEventListener('hashchange', on)
+  }, [])
+  useEffect(() => syncFeeds(bridges, tick), [bridges])
+  useEffect(() => onToasts(tick), [])
+
+  const update = (list: SavedBridge[]) => {
+    saveBridges(list)
+    setBridges(list)
+  }
+
+  let body
+  if (route.view === 'pair' || bridges.length === 0) {
+    body = html`<${PairView} initial=${route.view === 'pair' ? route : {}} hasBridges=${bridges.length > 0}
+      onPaired=${(b: Omit<SavedBridge, 'key'>) => {
+        update(upsertBridge(bridges, b))
+        location.hash = '#/'
+      }} />`
+  } else if (route.view === 'agent') {
+    const b = bridges.find((x) => x.key === route.bridge)
+    const feed = b && feeds.get(b.key)
+    body = b && feed
+      ? html`<${AgentView} api=${feed.api} bridgeKey=${b.key} pane=${route.pane} tab=${route.tab} agent=${feed.snapshot.agents?.find((a) => a.pane_id === route.pane)} />`
+      : html`<main class="pane"><p>Unknown bridge. <a href="#/">Back to the inbox</a></p></main>`
+  } else {
+    body = html`<${InboxView} bridges=${bridges} feeds=${feeds} onRemove=${(key: string) => update(bridges.filter((x) => x.key !== key))} />`
+  }
+
+  return html`
+    <a class="skip" href="#content">Skip to content</a>
+    <header class="top">
+      <a class="brand" href="#/">herdr</a>
+      <nav class="row" aria-label="App">
+        <${NotifyButton} />
+        <a class="button ghost small" href="#/pair">Add bridge</a>
+      </nav>
+    </header>
+    <div id="content">${body}</div>
+    <div class="toasts" role="status" aria-live="polite">
+      ${currentToasts().map((t) => html`<div key=${t.id} class=${`toast toast-${t.kind}`}>${t.text}</div>`)}
+    </div>`
+}
+
+function NotifyButton() {
+  const supported = 'Notification' in window
+  const [perm, setPerm] = useState(supported ? Notification.permission : 'denied')
+  const label = useMemo(() => (perm === 'granted' ? 'Alerts on' : 'Enable alerts'), [perm])
+  if (!supported || perm === 'denied') return null
+  return html`<button class="ghost small" disabled=${perm === 'granted'} onClick=${async () => setPerm(await Notification.requestPermission())}
+    title="Show a system notification when an agent is blocked or done while this page is in the background">${label}</button>`
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env node
+// Builds the web client (plugins/web/app → plugins/web/dist) with Vite. Run by `npm run
+// build:web` and by npm's `prepare` after `npm ci`. Without Vite (a production-only install)
+// it says so and exits 0: the bridge then serves a page asking for this build.
+import { fileURLToPath } from 'node:url'
+
+let vite
+try {
+  vite = await import('vite')
+} catch {
+  console.warn('herdr-bridge: Vite is not installed, so the web client was not built (npm install, then npm run build:web).')
+  process.exit(0)
+}
+const started = Date.now()
+await vite.build({ configFile: fileURLToPath(new URL('./app/vite.config.ts', import.meta.url)) })
+console.log(`herdr-bridge: web client built into plugins/web/dist in ${((Date.now() - started) / 1000).toFixed(1)} s`)
