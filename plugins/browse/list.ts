@@ -25,6 +25,9 @@ export interface BrowseResult {
   limit: number
 }
 
+const collator = new Intl.Collator('en', { sensitivity: 'base' })
+const byName = (a: string, b: string) => collator.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0)
+
 const OUTSIDE = 'path is outside the browsable roots'
 
 /**
@@ -69,7 +72,7 @@ export function listDirectory(
   // Sort names first so the stat work stops at the limit, however large the directory.
   const candidates = dirents
     .filter((d) => (opts.hidden || !d.name.startsWith('.')) && (d.isDirectory() || d.isSymbolicLink()))
-    .sort((a, b) => a.name.localeCompare(b.name, 'en', { sensitivity: 'base' }) || (a.name < b.name ? -1 : 1))
+    .sort((a, b) => byName(a.name, b.name))
   const entries: BrowseEntry[] = []
   let truncated = false
   for (const d of candidates) {

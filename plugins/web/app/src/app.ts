@@ -47,7 +47,8 @@ function alertFor(b: SavedBridge, feed: FeedClient, f: any): void {
 export function App() {
   const [bridges, setBridges] = useState(loadBridges)
   const [route, setRoute] = useState(() => parseRoute(location.hash))
-  const [, tick] = useReducer((n: number) => n + 1, 0)
+  const [, bump] = useReducer((n: number) => n + 1, 0)
+  const tick = () => bump(undefined)
 
   useEffect(() => {
     const on = () => setRoute(parseRoute(location.hash))

@@ -1,8 +1,6 @@
-import { h } from 'preact'
-import htm from 'htm'
-
 /** htm bound to preact: JSX-like templates without a JSX compile step (the repo's tsc has none). */
-export const html = htm.bind(h)
+export { html } from 'htm/preact'
+import { html } from 'htm/preact'
 
 type Toast = { id: number; text: string; kind: 'info' | 'error' | 'alert' }
 let toasts: Toast[] = []

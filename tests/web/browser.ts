@@ -1,0 +1,41 @@
+// Headless Chromium for the web client's end-to-end tests: Debian's `chromium` driven by
+// playwright-core (no downloaded browsers), with a fresh profile per launch.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { execFileSync } from 'node:child_process'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
+
+export const CHROMIUM = '/usr/bin/chromium'
+const ROOT = resolve(import.meta.dirname, '../..')
+export const DIST = join(ROOT, 'plugins/web/dist')
+
+/** Builds the web client when dist/ is missing (CI builds it in `npm ci`'s prepare step). */
+export function ensureBuilt(): void {
+  if (existsSync(join(DIST, 'index.html'))) return
+  execFileSync(process.execPath, [join(ROOT, 'plugins/web/build.mjs')], { stdio: 'inherit' })
+}
+
+export interface Browser {
+  context: BrowserContext
+  page: Page
+  close(): Promise<void>
+}
+
+// The network here is closed: without these, Chromium stalls on background fetches.
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+
+export async function launch(viewport = { width: 390, height: 844 }): Promise<Browser> {
+  const profile = mkdtempSync(join(tmpdir(), 'web-e2e-profile-'))
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport, timeout: 60_000 })
+  const page = context.pages()[0] ?? (await context.newPage())
+  page.setDefaultTimeout(20_000)
+  return {
+    context,
+    page,
+    async close() {
+      await context.close().catch(() => {})
+      rmSync(profile, { recursive: true, force: true })
+    },
+  }
+}
