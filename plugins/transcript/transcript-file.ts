@@ -21,7 +21,8 @@ export class TranscriptFile {
   private count = 0
   /** End of the last complete line consumed. */
   private indexed = 0
-  private ino: number | undefined
+  /** Identity of the indexed file: inode and birth time (a recreated file often gets the inode back). */
+  private ino: string | undefined
   private n = 0
   private offs = new Float64Array(1024)
   private lens = new Float64Array(1024)
@@ -60,14 +61,16 @@ export class TranscriptFile {
       return // not there (yet): an empty source that starts when the file appears
     }
     if (!st.isFile()) return
-    if (this.ino !== undefined && (st.ino !== this.ino || st.size < this.indexed)) {
-      // Replaced or truncated: realign without replaying; seqs keep increasing.
+    const ino = `${st.ino}:${st.birthtimeMs}`
+    if (this.ino !== undefined && (ino !== this.ino || st.size < this.indexed)) {
+      // Replaced or truncated: what the file holds now is new; seqs keep increasing, nothing
+      // already indexed is replayed. (Reading on from the old offset would skip or split lines.)
       this.base = this.total
       this.count = 0
       this.n = 0
-      this.indexed = st.ino !== this.ino ? 0 : st.size
+      this.indexed = 0
     }
-    this.ino = st.ino
+    this.ino = ino
     if (st.size <= this.indexed) return
     const fh = await open(this.path, 'r')
     try {
