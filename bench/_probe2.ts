@@ -22,10 +22,18 @@ const D = ['diff', 'HEAD', '--no-color']
 const floor = () => Promise.all([execa('git', S, { cwd: dir, env: ge }), execa('git', D, { cwd: dir, env: ge })])
 const floorRun = () => Promise.all([runGit(dir, S, { env }), runGit(dir, D, { env })])
 const floorMine = () => Promise.all([runGit(dir, ['status', '--porcelain=v2', '-z', '--branch', '--no-ahead-behind', '--untracked-files=all', '--find-renames'], { env }), runGit(dir, ['diff', 'HEAD', '--no-color', '--no-ext-diff', '--no-textconv', '--no-relative', '--find-renames', '--src-prefix=a/', '--dst-prefix=b/'], { env })])
-const plus3 = () => Promise.all([floor(), execa('git', ['rev-parse', '--show-toplevel'], { cwd: dir }), execa('git', ['remote'], { cwd: dir }), execa('git', ['for-each-ref', 'refs/heads/main'], { cwd: dir })])
 const med = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1]
 const t = async (fn: () => Promise<unknown>) => { const s = performance.now(); await fn(); return performance.now() - s }
-const r: Record<string, number[]> = { floor: [], floorRun: [], floorMine: [], plus3: [], read: [] }
-for (let i = 0; i < 30; i++) for (const [k, fn] of Object.entries({ floor, floorRun, floorMine, plus3, read: () => readGit(dir, { diff: true, env }) })) r[k].push(await t(fn))
+const variants: Record<string, () => Promise<unknown>> = {
+  diffPlain: () => runGit(dir, D, { env }),
+  extdiff: () => runGit(dir, [...D, '--no-ext-diff'], { env }),
+  textconv: () => runGit(dir, [...D, '--no-textconv'], { env }),
+  relative: () => runGit(dir, [...D, '--no-relative'], { env }),
+  prefix: () => runGit(dir, [...D, '--src-prefix=a/', '--dst-prefix=b/'], { env }),
+  diffExeca: () => execa('git', D, { cwd: dir, env: ge }),
+  diffExecaC: () => execa('git', D, { cwd: dir, env: { ...ge, LC_ALL: 'C' } }),
+}
+const r: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]))
+for (let i = 0; i < 25; i++) for (const k of Object.keys(variants).sort(() => Math.random() - 0.5)) r[k].push(await t(variants[k]))
 for (const [k, v] of Object.entries(r)) console.log(k, med(v).toFixed(1))
 rmSync(dir, { recursive: true, force: true })

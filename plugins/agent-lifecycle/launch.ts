@@ -63,14 +63,17 @@ export async function launch(
 
   const deadline = Date.now() + o.timeoutMs + 2000
   let ready: any = null
+  let seen = false
   while (Date.now() < deadline) {
     const a = await agentAt(ctx, o.session, o.paneId)
     if (a?.interactive_ready === true) {
       ready = a
       break
     }
-    // herdr clears the name when its own launch timeout passes: the launch failed.
-    if (a && !a.launch_pending && a.name !== o.name) break
+    // herdr clears the name when its own launch timeout passes (or the agent exits at once):
+    // the launch failed, no need to sit out our deadline.
+    if ((a && !a.launch_pending && a.name !== o.name) || (seen && !a)) break
+    seen ||= !!a
     await sleep(250)
   }
   if (!ready) throw new HttpError(502, `${o.kind} did not become ready in pane ${o.paneId} within ${Math.round(o.timeoutMs / 1000)} s`)

@@ -5,6 +5,7 @@ import { HerdrError, qualifyId } from '../../core/herdr/index.ts'
 import { toHerdrKey } from '../../core/herdr/keys.ts'
 import { planSend } from './send.ts'
 import { approveOutcome, parseSeq } from './approve.ts'
+import { answerForSend, answerThroughService, anyQuestionService } from './question.ts'
 
 /**
  * Typing into panes and approving blocked agents.
@@ -31,6 +32,11 @@ export default definePlugin({
         if ('error' in plan) fail(plan.status, plan.error)
         // An unknown session is a 404 from resolve, before anything is typed.
         const ref = await ctx.herdr.resolve(body.pane)
+        const answer = anyQuestionService(ctx) ? answerForSend(body) : null
+        if (answer) {
+          const found = await findAgent(ctx, body.pane)
+          if (await answerThroughService(ctx, found?.agent, answer)) return { ok: true }
+        }
         for (const step of plan.steps) {
           try {
             await ctx.herdr.call(ref.session, step.method, { pane_id: ref.id, ...step.params })
@@ -54,7 +60,9 @@ export default definePlugin({
         const seq = parseSeq(body.seq)
         const found = await findAgent(ctx, body.agent)
         let { applied, reason } = approveOutcome(found?.agent ?? null, seq)
-        if (applied && found) {
+        if (applied && found && (await answerThroughService(ctx, found.agent, { index: 1 }))) {
+          // Answered with the form's default (first) choice; no keystroke.
+        } else if (applied && found) {
           try {
             await ctx.herdr.call(found.session, 'pane.send_keys', { pane_id: found.agent.pane_id, keys: [confirmKey(ctx, found.agent.agent)] })
           } catch (err) {

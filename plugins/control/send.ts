@@ -7,12 +7,13 @@ export type SendStep = { method: 'pane.send_text'; params: { text: string } } | 
 export const MAX_SEND_TEXT = 256 * 1024
 
 /**
- * What `/send {text}` or `/send {key}` does, as herdr calls, or the 400/413 reason. `key` wins over
- * `text`. Text ending in CR or LF is a submit: the body is typed, then Enter is pressed as its own
+ * What `/send {text}` or `/send {key}` does, as herdr calls, or the 400/413 reason. Exactly one of them. Text ending in CR or LF is a submit: the body is typed, then Enter is pressed as its own
  * key, because inside a bracketed paste a typed CR is a newline, not a submit. `"\r"` alone is a
  * bare Enter.
  */
 export function planSend(input: { text?: string; key?: string }): { steps: SendStep[] } | { status: 400 | 413; error: string } {
+  // Both at once is ambiguous (type then press? press then type?): refused, nothing sent.
+  if (input.key && input.text) return { status: 400, error: 'want {pane, text} or {pane, key}, not both' }
   if (input.key !== undefined && input.key !== '') {
     const key = toHerdrKey(input.key)
     if (!key) return { status: 400, error: `unknown key: ${JSON.stringify(input.key)}` }

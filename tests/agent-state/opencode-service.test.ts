@@ -213,3 +213,26 @@ describe('opencode question service', () => {
     expect(seen.filter((s) => s.method === 'POST').map((s) => s.body)).toEqual([JSON.stringify({ answer: { backend: ['redis'] } })])
   })
 })
+
+describe('/approve and /send with a pending question form', () => {
+  it('approve answers the first option, a bare number picks that option, esc dismisses — nothing typed', async () => {
+    forms = [question([backendField])]
+    const seq = (await stack.bridge.bridge.ctx.herdr.getAgent(pane))!.agent.state_change_seq
+    seen.length = 0
+    const post = async (path: string, json: unknown) => {
+      const res = await stack.bridge.request(path, { method: 'POST', json })
+      return { status: res.status, body: await res.json() }
+    }
+    expect(await post('/approve', { agent: pane, seq })).toEqual({ status: 200, body: { ok: true, applied: true } })
+    expect(await post('/send', { pane, text: '2\n' })).toEqual({ status: 200, body: { ok: true } })
+    expect(await post('/send', { pane, text: 'valkey\r' })).toEqual({ status: 200, body: { ok: true } })
+    expect(await post('/send', { pane, key: 'esc' })).toEqual({ status: 200, body: { ok: true } })
+    const writes = seen.filter((s) => s.method === 'POST').map((s) => `${s.url} ${s.body}`)
+    expect(writes).toEqual([
+      '/api/session/ses_1/form/frm_1/reply {"answer":{"backend":"redis"}}',
+      '/api/session/ses_1/form/frm_1/reply {"answer":{"backend":"sqlite"}}',
+      '/api/session/ses_1/form/frm_1/reply {"answer":{"backend":"valkey"}}',
+      '/api/session/ses_1/form/frm_1/cancel ',
+    ])
+  })
+})

@@ -21,12 +21,13 @@ describe('/send plan', () => {
     expect(planSend({ text: '\n' })).toEqual({ steps: [keys('enter')] })
   })
 
-  it('sends one key; key wins over text; an unknown key is a 400 naming it', () => {
+  it('sends one key; text and key together are refused; an unknown key is a 400 naming it', () => {
     expect(planSend({ key: 'esc' })).toEqual({ steps: [keys('esc')] })
-    expect(planSend({ key: 'ctrl+c', text: 'ignored' })).toEqual({ steps: [keys('ctrl+c')] })
+    expect(planSend({ key: 'ctrl+c', text: 'ignored' })).toEqual({ status: 400, error: 'want {pane, text} or {pane, key}, not both' })
+    expect(planSend({ key: 'ctrl+c', text: '' })).toEqual({ steps: [keys('ctrl+c')] })
     expect(planSend({ key: '^d' })).toEqual({ steps: [keys('ctrl+d')] })
     expect(planSend({ key: 'home' })).toEqual({ status: 400, error: 'unknown key: "home"' })
-    expect(planSend({ key: 'pagedown', text: 'x' })).toEqual({ status: 400, error: 'unknown key: "pagedown"' })
+    expect(planSend({ key: 'pagedown' })).toEqual({ status: 400, error: 'unknown key: "pagedown"' })
   })
 
   it('refuses neither text nor key, and oversized text', () => {
@@ -91,5 +92,17 @@ describe('/herdr call preparation', () => {
     expect(refused({ method: 'pane.get', params: { pane_id: 'work/w1:p2' }, session: 'other' })).toEqual([400, 'session other contradicts ids of session work'])
     expect(refused({ method: 'pane.split', params: { target_pane_id: 'a/w1:p1', workspace_id: 'b/w1', direction: 'down' } })[0]).toBe(400)
     expect(refused({ method: 'pane.get', params: {}, session: 5 })).toEqual([400, 'session: want a string'])
+  })
+})
+
+import { answerForSend } from '../../plugins/control/question.ts'
+
+describe('/send through a managed question service', () => {
+  it('maps esc to a dismissal, a bare number to an option, other text to a free answer', () => {
+    expect(answerForSend({ key: 'esc' })).toEqual({ dismiss: true })
+    expect(answerForSend({ key: 'enter' })).toBeNull()
+    expect(answerForSend({ text: '2\n' })).toEqual({ index: 2 })
+    expect(answerForSend({ text: 'use the second approach\r' })).toEqual({ text: 'use the second approach' })
+    expect(answerForSend({ text: '\r' })).toBeNull()
   })
 })

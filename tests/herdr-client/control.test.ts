@@ -67,8 +67,9 @@ describe('POST /send', () => {
   it('refuses an unknown key naming it, and sends nothing', async () => {
     await post('/send', { pane: 'w2:p1', text: 'echo $((3*3))' })
     await waitScreen(stack.sim, 'default', 'w2:p1', (l) => l.some((x) => x.endsWith('echo $((3*3))')))
-    // `home` is not a herdr key; `key` wins over `text`, so the text is not typed either.
-    expect(await post('/send', { pane: 'w2:p1', key: 'home', text: '\r' })).toEqual({ status: 400, body: 'unknown key: "home"' })
+    // `home` is not a herdr key; text with a key is refused whole: neither is sent.
+    expect(await post('/send', { pane: 'w2:p1', key: 'home' })).toEqual({ status: 400, body: 'unknown key: "home"' })
+    expect(await post('/send', { pane: 'w2:p1', key: 'enter', text: '\r' })).toEqual({ status: 400, body: 'want {pane, text} or {pane, key}, not both' })
     await post('/send', { pane: 'w2:p1', key: 'ctrl+e' })
     await post('/send', { pane: 'w2:p1', text: '0\r' })
     // Had the refused request pressed Enter, 9 would be on screen; `echo $((3*3))0` prints 90.

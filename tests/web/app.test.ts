@@ -3,6 +3,7 @@
 // in order and build on each other (pair → inbox → approve → reply → transcript → diff → terminal).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { execFileSync } from 'node:child_process'
+import { request as httpRequest } from 'node:http'
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -43,6 +44,18 @@ async function shoot(name: string): Promise<void> {
     await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`) })
   }
   await page.setViewportSize({ width: 390, height: 844 })
+}
+
+function rawStatus(path: string): Promise<number> {
+  const u = new URL(stack.bridge.url)
+  return new Promise((res, rej) => {
+    const req = httpRequest({ host: u.hostname, port: u.port, path, method: 'GET' }, (r) => {
+      r.resume()
+      res(r.statusCode ?? 0)
+    })
+    req.on('error', rej)
+    req.end()
+  })
 }
 
 function git(...args: string[]): void {
@@ -96,9 +109,9 @@ describe('web client', () => {
     expect((await manifest.json()).start_url).toBe('/')
     // An unlisted path gets the shell; a missing file, a directory or an escape gets 404.
     expect((await fetch(stack.bridge.url + '/some/view')).headers.get('content-type')).toBe('text/html; charset=utf-8')
-    for (const p of ['/assets/', '/assets/nope.js', '/assets/%2e%2e/index.html', '/icons/..%2f..%2fpackage.json', '/missing.png']) {
-      const r = await fetch(stack.bridge.url + p)
-      expect([p, r.status]).toEqual([p, 404])
+    // Sent raw (fetch would normalise the dot segments away before they reach the bridge).
+    for (const p of ['/assets/', '/assets/nope.js', '/assets/%2e%2e/index.html', '/assets/../../package.json', '/icons/..%2f..%2fpackage.json', '/icons/%2e%2e%2f%2e%2e%2fpackage.json', '/missing.png']) {
+      expect([p, await rawStatus(p)]).toEqual([p, 404])
     }
   })
 
@@ -149,7 +162,12 @@ describe('web client', () => {
     await yes.click()
     await screenHas(blockedPane, 'All tests pass.')
     expect(await screen(blockedPane)).not.toContain('Do you want to proceed?')
-    await page.locator('.agent-head .badge-idle').waitFor()
+    const after = await until(async () => {
+      const snap = (await (await stack.bridge.request('/snapshot')).json()).result.snapshot
+      const st = snap.agents.find((a: any) => a.pane_id === blockedPane)?.agent_status
+      return st === 'idle' || st === 'done' ? (st as string) : undefined
+    }, 'the agent to finish its turn')
+    await page.locator(`.agent-head .badge-${after}`).waitFor()
     await until(async () => (await page.locator('button.option').count()) === 0, 'the options to go away')
   })
 

@@ -42,6 +42,8 @@ export function AgentView({ api, bridgeKey, pane, tab, agent }: Props) {
     </main>`
 }
 
+const CLIP = html`<svg width="18" height="18" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true"><path d="M21.4 11.1l-9.2 9.2a6 6 0 0 1-8.5-8.5l9.2-9.2a4 4 0 0 1 5.7 5.7l-9.2 9.2a2 2 0 0 1-2.8-2.8l8.5-8.5"/></svg>`
+
 interface Option {
   index: number
   label: string
@@ -248,7 +250,7 @@ export function ReplyBox({ api, pane, draft, onSent }: { api: Api; pane: string;
         <input type="file" ref=${file} class="sr-only" id="attach-file" accept="image/png,image/jpeg,image/gif,image/webp,application/pdf,.docx,.pptx"
           onChange=${(e: any) => e.currentTarget.files?.[0] && attach(e.currentTarget.files[0])} />
         <label for="attach-file" class="button ghost" title="Attach an image or document" aria-label="Attach an image or document" tabindex="0"
-          onKeyDown=${(e: KeyboardEvent) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), file.current?.click())}>📎</label>
+          onKeyDown=${(e: KeyboardEvent) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), file.current?.click())}>${CLIP}</label>
         <button type="submit" class="primary" disabled=${busy}>Send</button>
       </div>
     </form>`

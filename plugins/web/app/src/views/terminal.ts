@@ -72,7 +72,11 @@ export function TerminalView({ api, pane }: { api: Api; pane: string }) {
     const send = (s: string) => {
       if (mode === 'control' && ws.readyState === WebSocket.OPEN) ws.send(enc.encode(s))
     }
-    sendRef.current = send
+    // The key bar hands focus back so typing carries on in the terminal.
+    sendRef.current = (s: string) => {
+      send(s)
+      term.focus()
+    }
     const sub = term.onData(send)
     let t: ReturnType<typeof setTimeout> | undefined
     const ro = new ResizeObserver(() => {

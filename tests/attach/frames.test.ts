@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest'
+import fc from 'fast-check'
+import { closeFor, closeReason, historyFrame, parseAttachQuery, parseCliLine, parseResize } from '../../plugins/attach/frames.ts'
+import { herdrArgs, herdrEnv } from '../../plugins/attach/relay.ts'
+
+describe('attach query', () => {
+  const p = (s: string) => parseAttachQuery(new URLSearchParams(s))
+  it('defaults to a control session at 80x24 and validates every option', () => {
+    expect(p('pane=w1:p1')).toEqual({ ok: true, query: { pane: 'w1:p1', mode: 'control', cols: 80, rows: 24, takeover: false } })
+    expect(p('pane=work/w1:p1&mode=observe&cols=1000&rows=1&takeover=1')).toEqual({ ok: true, query: { pane: 'work/w1:p1', mode: 'observe', cols: 1000, rows: 1, takeover: true } })
+    expect(p('')).toEqual({ ok: false, message: 'want ?pane=<pane_id>' })
+    expect(p('pane=%20')).toEqual({ ok: false, message: 'want ?pane=<pane_id>' })
+    expect(p('pane=a&rows=1001')).toEqual({ ok: false, message: 'rows: want an integer 1..1000' })
+    expect(p('pane=a&cols=1.5')).toEqual({ ok: false, message: 'cols: want an integer 1..1000' })
+    expect(p('pane=a&takeover=yes')).toEqual({ ok: false, message: 'takeover: want 1 or 0' })
+  })
+})
+
+describe('client control frames', () => {
+  it('accepts only a well-formed resize within 1..1000', () => {
+    expect(parseResize('{"type":"resize","cols":100,"rows":30}')).toEqual({ cols: 100, rows: 30 })
+    for (const bad of ['ls\r', '{"type":"resize","cols":0,"rows":30}', '{"type":"resize","cols":100,"rows":1001}', '{"type":"resize","cols":"100","rows":30}', '{"type":"mode"}', 'null', '[]']) {
+      expect(parseResize(bad)).toBeNull()
+    }
+  })
+})
+
+describe('CLI lines', () => {
+  it('decodes frames and closes; ignores anything else', () => {
+    expect(parseCliLine('{"bytes":"aGk=","encoding":"ansi","full":true,"height":40,"seq":1,"type":"terminal.frame","width":120}')).toEqual({ type: 'frame', bytes: Buffer.from('hi') })
+    expect(parseCliLine('{"reason":null,"type":"terminal.closed"}')).toEqual({ type: 'closed', reason: null })
+    expect(parseCliLine('herdr: oops')).toBeNull()
+    expect(parseCliLine('')).toBeNull()
+  })
+
+  it('maps herdr close reasons to close codes', () => {
+    expect(closeFor('terminal attach failed: terminal term_1 already has an attached client; retry with --takeover').code).toBe(4409)
+    expect(closeFor('terminal attach taken over')).toEqual({ code: 4001, reason: 'taken over by another client' })
+    expect(closeFor('terminal attach ended: terminal term_1 not found')).toEqual({ code: 1000, reason: 'terminal attach ended: terminal term_1 not found' })
+    expect(closeFor(null)).toEqual({ code: 1000, reason: 'terminal stream ended' })
+  })
+
+  it('keeps close reasons within 123 bytes on a character boundary', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 300 }), (s) => {
+        const r = closeReason(s)
+        expect(Buffer.byteLength(r)).toBeLessThanOrEqual(123)
+        expect(Buffer.from(r, 'utf8').toString('utf8')).toBe(r)
+      }),
+    )
+  })
+})
+
+describe('history seed', () => {
+  it('uses CRLF endings idempotently and is null when blank', () => {
+    expect(historyFrame('a\nb\r\nc\n\n')!.toString()).toBe('a\r\nb\r\nc\r\n')
+    expect(historyFrame('\x1b[31mred\x1b[0m\n')!.toString()).toBe('\x1b[31mred\x1b[0m\r\n')
+    expect(historyFrame('\n\n  \n')).toBeNull()
+    expect(historyFrame('\x1b[0m\n')).toBeNull()
+  })
+})
+
+describe('CLI invocation', () => {
+  it('puts --session before the subcommand and --takeover only on control', () => {
+    expect(herdrArgs({ ref: { session: 'default', id: 'w1:p1', qualified: 'w1:p1' }, mode: 'control', cols: 80, rows: 24, takeover: false })).toEqual(['terminal', 'session', 'control', 'w1:p1', '--cols', '80', '--rows', '24'])
+    expect(herdrArgs({ ref: { session: 'work', id: 'w1:p1', qualified: 'work/w1:p1' }, mode: 'control', cols: 100, rows: 30, takeover: true })).toEqual(['--session', 'work', 'terminal', 'session', 'control', 'w1:p1', '--takeover', '--cols', '100', '--rows', '30'])
+    expect(herdrArgs({ ref: { session: 'work', id: 'w1:p1', qualified: 'work/w1:p1' }, mode: 'observe', cols: 100, rows: 30, takeover: true })).toEqual(['--session', 'work', 'terminal', 'session', 'observe', 'w1:p1', '--cols', '100', '--rows', '30'])
+  })
+
+  it('drops empty socket overrides and a stray HERDR_SESSION for the default session', () => {
+    expect(herdrEnv({ HOME: '/h', HERDR_SOCKET_PATH: '', HERDR_SESSION: 'work', XDG_CONFIG_HOME: '/x' }, 'default')).toEqual({ HOME: '/h', XDG_CONFIG_HOME: '/x' })
+    expect(herdrEnv({ HERDR_SOCKET_PATH: '/s.sock', HERDR_SESSION: 'work' }, 'work')).toEqual({ HERDR_SOCKET_PATH: '/s.sock', HERDR_SESSION: 'work' })
+  })
+})

@@ -1,0 +1,125 @@
+// herdr stopped and restarted while the bridge is under load: /events clients connected, agent
+// statuses changing, /snapshot (and other herdr-backed routes) polled in a loop.
+import { test, expect, afterAll } from 'vitest'
+import { startStack, type Stack } from '../harness/stack.ts'
+import { openEvents, type Frames } from '../events/ws-client.ts'
+import { isStatus, newPane, setStatus, assertContiguous } from '../events/common.ts'
+import { bounded, retainedHeap, MB, type Answer } from './util.ts'
+
+let st: Stack
+afterAll(async () => {
+  await st?.close()
+})
+
+const CLIENTS = 5
+const CYCLES = 3
+/** Every request answers within this (herdr calls time out at 15 s; nothing should get near). */
+const BOUND_MS = 10_000
+
+const bridgeEvent = (type: string) => (f: any) => f.source === 'bridge' && f.type === type
+
+test('herdr stopped and restarted 3× under load: bounded answers, 502 while down, never 500, events disconnect → connect → resync with no seq gap, heap bounded', async () => {
+  st = await startStack()
+  const ingest = st.bridge.bridge.ctx.services.get('herdr.ingest') as any
+  await ingest.settled()
+  const panes = [(await newPane(st.sim)).pane, (await newPane(st.sim)).pane]
+  for (const p of panes) await setStatus(st.sim, p, 'idle')
+
+  const url = `${st.bridge.wsUrl}/events?token=${st.bridge.adminToken}`
+  const clients: Frames[] = []
+  for (let i = 0; i < CLIENTS; i++) {
+    const c = openEvents(url)
+    clients.push(c)
+    await c.next((f) => f.type === 'snapshot')
+  }
+
+  // --- load: pollers over herdr-backed routes, and a status producer -------------------------
+  let running = true
+  let down = false
+  const answers: (Answer & { path: string; down: boolean })[] = []
+  const poll = async (path: string) => {
+    while (running) {
+      const wasDown = down
+      const a = await bounded((signal) => st.bridge.request(path, { signal }), BOUND_MS)
+      answers.push({ ...a, path, down: wasDown && down })
+    }
+  }
+  const pollers = [
+    poll('/snapshot'),
+    poll('/snapshot'),
+    poll(`/agent-state?pane=${encodeURIComponent(panes[0])}`),
+    poll(`/timeline?limit=20`),
+  ]
+  const states = ['working', 'blocked', 'idle']
+  let producerErrors = 0
+  const producer = (async () => {
+    for (let i = 0; running; i++) {
+      try {
+        await setStatus(st.sim, panes[i % 2], states[i % 3])
+      } catch {
+        // herdr is down: the producer waits for it like any client would.
+        producerErrors++
+        await new Promise((r) => setTimeout(r, 20))
+      }
+    }
+  })()
+
+  const heap: number[] = []
+  try {
+    for (let cycle = 0; cycle < CYCLES; cycle++) {
+      const from = clients.map((c) => c.frames.length)
+      await st.sim.stopSession('default')
+      for (const [i, c] of clients.entries()) await c.next(bridgeEvent('multiplexer_disconnected'), 20_000, from[i])
+      down = true
+      // While down, herdr-backed requests answer 502 quickly.
+      const whileDown = await bounded((signal) => st.bridge.request('/snapshot', { signal }), BOUND_MS)
+      expect([whileDown.status, whileDown.body]).toEqual([502, expect.stringMatching(/^herdr: unreachable: /)])
+      down = false
+      await st.sim.startSession('default')
+      for (const [i, c] of clients.entries()) {
+        const up = await c.next(bridgeEvent('multiplexer_connected'), 20_000, from[i])
+        const resync = await c.next(bridgeEvent('multiplexer_resync'), 30_000, from[i])
+        expect(resync.payload).toEqual({ reason: 'multiplexer reconnected', session: 'default' })
+        expect(resync.seq).toBeGreaterThan(up.seq)
+      }
+      // Status changes flow again to every client: a transition made after the resync arrives.
+      const mark = clients.map((c) => c.frames.length)
+      await setStatus(st.sim, panes[0], 'blocked', { title: `cycle-${cycle}` })
+      await setStatus(st.sim, panes[0], 'working')
+      for (const [i, c] of clients.entries()) await c.next(isStatus(panes[0], 'working'), 20_000, mark[i])
+      heap.push(await retainedHeap())
+    }
+  } finally {
+    running = false
+    await producer
+    await Promise.all(pollers)
+  }
+
+  // No request hung, none failed with a 500; every answer was 200 or herdr's 502.
+  const hung = answers.filter((a) => a.status === 0)
+  expect(hung.map((a) => a.path)).toEqual([])
+  const bad = answers.filter((a) => a.status !== 200 && a.status !== 502)
+  expect(bad.map((a) => `${a.path} → ${a.status} ${a.body}`)).toEqual([])
+  // 502 bodies are one line naming herdr (the card route words it its own way: "herdr agent get …").
+  for (const a of answers.filter((x) => x.status === 502)) expect(a.body).toMatch(a.path === '/snapshot' ? /^herdr: (unreachable|timeout): [^\n]+$/ : /^herdr [^\n]+$/)
+  expect(answers.filter((a) => a.status === 200).length).toBeGreaterThan(CYCLES)
+  expect(answers.some((a) => a.path === '/snapshot' && a.status === 502)).toBe(true)
+  expect(Math.max(...answers.map((a) => a.ms))).toBeLessThan(BOUND_MS)
+
+  // No seq gap on any socket, across three outages.
+  const end = st.bridge.bridge.ctx.bus.publish('bridge', 'test_end', {})
+  for (const c of clients) {
+    await c.next((f) => f.seq === end.seq)
+    const { last } = assertContiguous(c)
+    expect(last).toBe(end.seq)
+    expect(c.frames.filter(bridgeEvent('multiplexer_disconnected')).length).toBe(CYCLES)
+    expect(c.frames.filter(bridgeEvent('multiplexer_connected')).length).toBe(CYCLES)
+    expect(c.frames.filter(bridgeEvent('multiplexer_resync')).length).toBe(CYCLES)
+  }
+  for (const c of clients) c.close()
+  await Promise.all(clients.map((c) => c.closed))
+
+  // Memory: what the process retains after the third outage is within a few MB of the first.
+  expect(heap.length).toBe(CYCLES)
+  expect(heap[CYCLES - 1] - heap[0]).toBeLessThan(24 * MB)
+}, 180_000)
