@@ -24,14 +24,14 @@ const floorRun = () => Promise.all([runGit(dir, S, { env }), runGit(dir, D, { en
 const floorMine = () => Promise.all([runGit(dir, ['status', '--porcelain=v2', '-z', '--branch', '--no-ahead-behind', '--untracked-files=all', '--find-renames'], { env }), runGit(dir, ['diff', 'HEAD', '--no-color', '--no-ext-diff', '--no-textconv', '--no-relative', '--find-renames', '--src-prefix=a/', '--dst-prefix=b/'], { env })])
 const med = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1]
 const t = async (fn: () => Promise<unknown>) => { const s = performance.now(); await fn(); return performance.now() - s }
+const ST = ['status', '--porcelain=v2', '-z', '--branch', '--no-ahead-behind', '--untracked-files=all', '--find-renames']
+const DF = ['diff', 'HEAD', '--no-color', '--no-ext-diff', '--no-textconv', '--no-relative', '--find-renames', '--src-prefix=a/', '--dst-prefix=b/']
 const variants: Record<string, () => Promise<unknown>> = {
-  diffPlain: () => runGit(dir, D, { env }),
-  extdiff: () => runGit(dir, [...D, '--no-ext-diff'], { env }),
-  textconv: () => runGit(dir, [...D, '--no-textconv'], { env }),
-  relative: () => runGit(dir, [...D, '--no-relative'], { env }),
-  prefix: () => runGit(dir, [...D, '--src-prefix=a/', '--dst-prefix=b/'], { env }),
-  diffExeca: () => execa('git', D, { cwd: dir, env: ge }),
-  diffExecaC: () => execa('git', D, { cwd: dir, env: { ...ge, LC_ALL: 'C' } }),
+  floor: () => Promise.all([execa('git', S, { cwd: dir, env: ge }), execa('git', D, { cwd: dir, env: ge })]),
+  mine2: () => Promise.all([runGit(dir, ST, { env }), runGit(dir, DF, { env })]),
+  mine5: () => Promise.all([runGit(dir, ST, { env }), runGit(dir, DF, { env }), runGit(dir, ['rev-parse', '--show-toplevel', '--git-dir'], { env }), runGit(dir, ['remote'], { env }), runGit(dir, ['for-each-ref', 'refs/heads/main'], { env })]),
+  read: () => readGit(dir, { diff: true, env }),
+  ctx: () => readGit(dir, { env }),
 }
 const r: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]))
 for (let i = 0; i < 25; i++) for (const k of Object.keys(variants).sort(() => Math.random() - 0.5)) r[k].push(await t(variants[k]))

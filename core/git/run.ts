@@ -48,12 +48,12 @@ export async function runGit(cwd: string, args: string[], opts: GitOptions = {})
     GIT_PAGER: 'cat',
     PAGER: 'cat',
     GIT_TERMINAL_PROMPT: '0',
-    GIT_EXTERNAL_DIFF: '',
     LC_ALL: 'C',
   }
   delete env.GIT_DIR
   delete env.GIT_WORK_TREE
   delete env.GIT_INDEX_FILE
+  delete env.GIT_EXTERNAL_DIFF
   const r = await execa('git', ['--no-pager', ...CONFIG, ...args], {
     cwd,
     env,

@@ -19,6 +19,27 @@ import codex from './kinds/codex.ts'
 import generic from './kinds/generic.ts'
 import { cycleMode } from './mode-cycle.ts'
 
+const STATUS = v.picklist(['idle', 'working', 'blocked', 'done', 'unknown'])
+
+/** Spec 2 §2.1, the same for every kind; `blocked` only while agent_status is blocked. */
+const cardSchema = v.object({
+  pane_id: v.string(),
+  agent_kind: v.string(),
+  agent_status: STATUS,
+  permission_mode: v.optional(v.string()),
+  headline: v.string(),
+  detail: v.string(),
+  blocked: v.optional(
+    v.object({
+      question: v.string(),
+      options: v.array(v.object({ index: v.pipe(v.number(), v.integer(), v.minValue(0)), label: v.string(), selected: v.boolean(), key: v.optional(v.string()) })),
+      category: v.optional(v.string()),
+    }),
+  ),
+  transcript: v.optional(v.array(v.string())),
+  parsed: v.boolean(),
+})
+
 const wantsRecent = (r: string | undefined) => r !== undefined && /^(1|true|yes)$/i.test(r.trim())
 
 export default definePlugin({
@@ -33,6 +54,7 @@ export default definePlugin({
       query: v.object({ pane: v.pipe(v.string(), v.trim(), v.minLength(1)), recent: v.optional(v.string()) }),
       invalid: 'want ?pane=<pane_id>',
       describe: 'The parsed state card of an agent pane',
+      response: cardSchema,
       async handler({ query, ctx }) {
         try {
           const card = await readCard(ctx, query.pane, { recent: wantsRecent(query.recent) })
@@ -51,6 +73,8 @@ export default definePlugin({
       body: v.object({ pane: v.pipe(v.string(), v.trim(), v.minLength(1)) }),
       invalid: 'want {pane}',
       describe: 'Advance the permission mode of an agent one step',
+      // permission_mode only when the new mode was read back within about a second.
+      response: v.object({ ok: v.literal(true), cycled: v.literal(true), permission_mode: v.optional(v.string()) }),
       handler: ({ body, ctx }) => cycleMode(ctx, body.pane),
     }),
   ],

@@ -57,6 +57,23 @@ export default definePlugin<RelayLimits>({
       auth: 'device',
       queryToken: true,
       describe: 'Live terminal of a pane (binary frames both ways)',
+      doc: {
+        query: {
+          pane: 'pane id, session-qualified (required)',
+          token: 'device bearer or admin token (or an Authorization: Bearer header)',
+          mode: 'control (default) or observe (read-only, any number of watchers)',
+          cols: 'initial PTY columns 1..1000 (default 80)',
+          rows: 'initial PTY rows 1..1000 (default 24)',
+          takeover: '1 takes the pane over from its current controller (who closes with 4001)',
+        },
+        serverFrames: {
+          binary: 'raw terminal bytes; a plain pane first gets one history frame (up to 1000 unwrapped lines, CRLF)',
+        },
+        clientFrames: {
+          binary: 'raw input bytes typed into the pane (dropped in observe mode)',
+          resize: "text {type: 'resize', cols: 1..1000, rows: 1..1000}; any other text frame is ignored",
+        },
+      },
       async accept({ url, ctx }): Promise<AttachState | Response> {
         const q = parseAttachQuery(url.searchParams)
         if (!q.ok) return text(q.message, 400)

@@ -21,6 +21,7 @@ export default definePlugin({
       path: '/send',
       auth: 'device',
       describe: 'Type text (a trailing newline submits) or press one key in a pane',
+      response: v.object({ ok: v.literal(true) }),
       invalid: 'want {pane, text} or {pane, key}',
       body: v.object({
         pane: v.pipe(v.string(), v.nonEmpty()),
@@ -54,6 +55,7 @@ export default definePlugin({
       path: '/approve',
       auth: 'device',
       describe: 'Press the confirm key of a blocked agent whose state_change_seq still matches',
+      response: v.object({ ok: v.literal(true), applied: v.boolean(), reason: v.optional(v.string()) }),
       invalid: 'want {agent, seq}',
       body: v.object({ agent: v.pipe(v.string(), v.nonEmpty()), seq: v.optional(v.unknown()) }),
       async handler({ body, ctx }) {

@@ -31,6 +31,17 @@ export default definePlugin<EventsOptions>({
       auth: 'device',
       queryToken: true,
       describe: 'Snapshot then live deltas from herdr and the bridge',
+      doc: {
+        query: { token: 'device bearer or admin token (required; an Authorization: Bearer header also works)' },
+        serverFrames: {
+          snapshot: "first frame: {type: 'snapshot', source: 'bridge', seq: int (baseline), ts: int unix ms, snapshot: <GET /snapshot body>}",
+          delta: "{source: 'multiplexer'|'bridge', type: string, seq: int (baseline + 1, + 2, … no gaps), ts: int unix ms, payload: object (herdr's data verbatim plus session, or a bridge event's payload)}",
+          heartbeat: "{type: 'heartbeat', ts: int} every 20 s while idle; no seq, changes nothing",
+        },
+        clientFrames: {
+          any: 'none expected: any frame, text or binary, ends the stream (close 1000 end of stream)',
+        },
+      },
       accept({ ctx }) {
         if (!optionsOf(ctx)?.enabled) return text('event bus not enabled', 503)
         return { ctx }

@@ -1,3 +1,4 @@
+import * as v from 'valibot'
 import { definePlugin, defineRoute, type PluginContext } from '../../core/plugin.ts'
 import { fail } from '../../core/respond.ts'
 import { HerdrError, isDefaultSession, qualify } from '../../core/herdr/index.ts'
@@ -19,6 +20,8 @@ export default definePlugin({
       errors: 'json',
       invalid: 'want {method, params}',
       describe: 'Call an allowlisted herdr method; ids in params and result are session-qualified',
+      // herdr's result object verbatim (ids qualified); its `type` names the result kind.
+      response: v.object({ result: v.looseObject({ type: v.optional(v.string()) }) }),
       async handler({ body, ctx }) {
         const call = prepareCall(body)
         if (!(await sessionKnown(ctx, call.session))) fail(404, `session ${call.session} not found`)

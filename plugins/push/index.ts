@@ -1,3 +1,4 @@
+import * as v from 'valibot'
 import { definePlugin, defineRoute, type PluginContext } from '../../core/plugin.ts'
 import { fail, json } from '../../core/respond.ts'
 import { composeAlert } from './compose.ts'
@@ -22,6 +23,17 @@ const service = (ctx: PluginContext) => {
   if (!s) fail(503, 'push is not running')
   return s
 }
+
+const webConfigSchema = v.object({
+  apiKey: v.string(),
+  authDomain: v.string(),
+  projectId: v.string(),
+  storageBucket: v.string(),
+  messagingSenderId: v.string(),
+  appId: v.string(),
+  vapidKey: v.string(),
+  measurementId: v.optional(v.string()),
+})
 
 const webConfig = ({ ctx }: { ctx: PluginContext }) => {
   const r = readWebConfig(ctx.config.data_dir)
@@ -54,6 +66,14 @@ export default definePlugin<PushOptions>({
       path: '/testpush',
       auth: 'device',
       describe: 'Send a sample alert to every registered device',
+      // delivered/devices only when the fan-out finished within the wait.
+      response: v.object({
+        ok: v.literal(true),
+        sent: v.literal(true),
+        delivered: v.optional(v.pipe(v.number(), v.integer())),
+        devices: v.optional(v.pipe(v.number(), v.integer())),
+        push_enabled: v.boolean(),
+      }),
       async handler({ ctx }) {
         const svc = service(ctx)
         const alert = composeAlert({
@@ -70,7 +90,7 @@ export default definePlugin<PushOptions>({
         return { ok: true, sent: true, ...(r ? { delivered: r.sent, devices: r.total } : {}), push_enabled: !!svc.credential }
       },
     }),
-    defineRoute({ method: 'GET', path: '/push-config', auth: 'none', describe: "The web client's Firebase config", handler: webConfig }),
-    defineRoute({ method: 'GET', path: '/firebase-config', auth: 'none', describe: "The web client's Firebase config (reference client path)", handler: webConfig }),
+    defineRoute({ method: 'GET', path: '/push-config', auth: 'none', describe: "The web client's Firebase config", response: webConfigSchema, handler: webConfig }),
+    defineRoute({ method: 'GET', path: '/firebase-config', auth: 'none', describe: "The web client's Firebase config (reference client path)", response: webConfigSchema, handler: webConfig }),
   ],
 })

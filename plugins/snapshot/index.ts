@@ -1,3 +1,4 @@
+import * as v from 'valibot'
 import { definePlugin, defineRoute } from '../../core/plugin.ts'
 import { buildSnapshot } from '../../core/snapshot.ts'
 
@@ -5,6 +6,40 @@ import { buildSnapshot } from '../../core/snapshot.ts'
  * The merged state of every herdr session.
  *   GET /snapshot   device → {result: {snapshot}}; 502 when no session answers
  */
+const int = v.pipe(v.number(), v.integer())
+const str = v.optional(v.string())
+/** An element of a herdr array (pane, tab, workspace, layout): herdr's fields verbatim plus `session`. */
+const labelled = v.looseObject({ session: v.string() })
+
+/** Spec 1 §2.1: herdr's agent record verbatim, with the fields the bridge adds. */
+export const agentSchema = v.looseObject({
+  pane_id: v.string(),
+  agent: str,
+  agent_status: str,
+  state_change_seq: v.optional(int),
+  terminal_title_stripped: str,
+  workspace_id: str,
+  tab_id: str,
+  cwd: str,
+  foreground_cwd: str,
+  session: v.string(),
+  branch: v.string(),
+  attention_rank: v.pipe(int, v.minValue(0), v.maxValue(4)),
+  recency_rank: v.pipe(int, v.minValue(0)),
+  last_activity_ts: v.optional(int),
+  subagents: v.optional(v.object({ total: int, running: int })),
+})
+
+export const snapshotSchema = v.looseObject({
+  agents: v.array(agentSchema),
+  panes: v.array(labelled),
+  tabs: v.array(labelled),
+  workspaces: v.array(labelled),
+  layouts: v.array(labelled),
+  sessions: v.array(v.string()),
+  focused_pane_id: v.optional(v.nullable(v.string())),
+})
+
 export default definePlugin({
   name: 'snapshot',
   routes: [
@@ -13,6 +48,7 @@ export default definePlugin({
       path: '/snapshot',
       auth: 'device',
       describe: 'Merged snapshot of all herdr sessions, agents ranked for attention',
+      response: v.object({ result: v.object({ snapshot: snapshotSchema }) }),
       async handler({ ctx }) {
         return { result: { snapshot: await buildSnapshot(ctx) } }
       },

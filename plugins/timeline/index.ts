@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import * as v from 'valibot'
 import { definePlugin, defineRoute, type PluginContext } from '../../core/plugin.ts'
 import { fail } from '../../core/respond.ts'
 import { qualifyId } from '../../core/herdr/ids.ts'
@@ -48,7 +49,23 @@ export default definePlugin<TimelineOptions>({
       method: 'GET',
       path: '/timeline',
       auth: 'device',
-      describe: 'Agent status history, newest first',
+      describe: 'Agent status history, newest first (query: limit 1..500, default 100; pane, a session-qualified pane id)',
+      response: v.object({
+        entries: v.array(
+          v.object({
+            ts: v.pipe(v.number(), v.integer()),
+            pane: v.string(),
+            agent: v.string(),
+            session: v.string(),
+            workspace: v.string(),
+            title: v.optional(v.string()),
+            from: v.optional(v.string()),
+            to: v.string(),
+            prev_ms: v.optional(v.pipe(v.number(), v.minValue(0))),
+          }),
+        ),
+        limit: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(500)),
+      }),
       handler({ query, ctx }) {
         const rec = ctx.services.get(RECORDER) as Recorder | undefined
         if (!rec) fail(503, 'timeline recorder not running')

@@ -70,6 +70,27 @@ export default definePlugin({
       auth: 'device',
       queryToken: true,
       describe: 'Structured transcript of an agent pane: hello, newest page, live tail, load_older paging',
+      doc: {
+        query: {
+          pane: 'agent pane id, session-qualified (required)',
+          token: 'device bearer or admin token (or an Authorization: Bearer header)',
+          subagent: "optional agent_id from the roster: stream that delegated conversation (never rotates)",
+        },
+        serverFrames: {
+          hello:
+            "{type: 'hello', protocol: 5, pane, agent_kind, session_id, backlog_count: int, total: int, has_more: bool, oldest_loaded_seq: int, has_older: bool, subagent?: string, subagents?: [roster row]}",
+          entry:
+            "{type: 'entry', live: bool, entry: {id, parent_id?, seq: int, ts?: ISO string, role: user|assistant|system, kind: message|thinking|tool_call|tool_result|attachment, text?, tool?: {id, name, title?, subtitle?, command?, file?, diff?, diff_truncated?, input_summary?}, result?: {for_id, ok, output_summary?, diff?, truncated?}, parsed: bool}}",
+          backlog_complete: "{type: 'backlog_complete', count: int, has_more: bool} after each newest page",
+          page_complete: "{type: 'page_complete', requested_before_seq: int, oldest_loaded_seq: int, has_older: bool} after each load_older reply",
+          session_changed: "{type: 'session_changed', pane, from: session id, to: session id}; a fresh hello and backlog follow",
+          subagents:
+            "{type: 'subagents', pane, subagents: [{agent_id, tool_use_id, agent_type, description, spawn_depth: int, done: bool, last_activity_ts?: int}]} whenever the roster changes",
+        },
+        clientFrames: {
+          load_older: "{type: 'load_older', before_seq: int, limit?: int (0 or absent = 150, max 500)}; any other frame closes the socket with 1000",
+        },
+      },
       async accept({ url, ctx }) {
         const pane = url.searchParams.get('pane')
         if (!pane) return text('pane is required', 400)

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url'
-import type { RouteInput } from '../../core/plugin.ts'
+import { join, resolve, sep } from 'node:path'
+import type { PluginContext, RouteInput } from '../../core/plugin.ts'
 import { definePlugin, defineRoute } from '../../core/plugin.ts'
 import { text } from '../../core/respond.ts'
 import { unbuiltPage } from './page.ts'
@@ -18,12 +19,19 @@ import { confine, fileResponse, isAppRoute, readStatic, SECURITY_HEADERS } from 
 
 const DIST = fileURLToPath(new URL('./dist/', import.meta.url))
 
+/** Options: `dist`, another build folder (tests point it at a missing one). */
+export interface WebOptions {
+  dist?: string
+}
+
+const distOf = (ctx: PluginContext): string => (ctx.services.get('web.dist') as string | undefined) ?? DIST
+
 const notFound = () => text('not found', 404, SECURITY_HEADERS)
 
-async function serveFile({ event }: RouteInput): Promise<Response> {
+async function serveFile({ event, ctx }: RouteInput): Promise<Response> {
   const request = event.req as Request
   const path = new URL(request.url).pathname
-  const file = confine(DIST, path)
+  const file = confine(distOf(ctx), path)
   const found = file ? await readStatic(file) : null
   return found ? fileResponse(found, path, request) : notFound()
 }
@@ -31,16 +39,19 @@ async function serveFile({ event }: RouteInput): Promise<Response> {
 async function serveShell({ event, ctx }: RouteInput): Promise<Response> {
   const request = event.req as Request
   const path = new URL(request.url).pathname
-  if (!isAppRoute(path)) return serveFile({ event } as RouteInput)
-  const shell = await readStatic(DIST + 'index.html')
+  if (!isAppRoute(path)) return serveFile({ event, ctx } as RouteInput)
+  const shell = await readStatic(join(distOf(ctx), 'index.html'))
   if (shell) return fileResponse(shell, '/index.html', request)
   return new Response(unbuiltPage(ctx.config.server_name), {
     headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...SECURITY_HEADERS },
   })
 }
 
-export default definePlugin({
+export default definePlugin<WebOptions>({
   name: 'web',
+  setup(ctx, options) {
+    if (options?.dist) ctx.services.set('web.dist', resolve(options.dist) + sep)
+  },
   routes: [
     defineRoute({ method: 'GET', path: '/assets/**', auth: 'none', describe: 'Web client scripts and styles (fingerprinted, immutable)', response: { type: 'text/javascript' }, handler: serveFile }),
     defineRoute({ method: 'GET', path: '/icons/**', auth: 'none', describe: 'Web client icons', response: { type: 'image/png' }, handler: serveFile }),

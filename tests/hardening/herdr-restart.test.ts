@@ -123,3 +123,37 @@ test('herdr stopped and restarted 3× under load: bounded answers, 502 while dow
   expect(heap.length).toBe(CYCLES)
   expect(heap[CYCLES - 1] - heap[0]).toBeLessThan(24 * MB)
 }, 180_000)
+
+test('herdr crashed (SIGKILL, stale socket file left) and replaced by a fresh process: 502 fast while dead, then the new herdr is picked up with a resync and its agents stream', async () => {
+  // Runs on the stack of the test above when it ran; stands alone otherwise.
+  st ??= await startStack()
+  const ingest = st.bridge.bridge.ctx.services.get('herdr.ingest') as any
+  await ingest.settled()
+  const c = openEvents(`${st.bridge.wsUrl}/events?token=${st.bridge.adminToken}`)
+  await c.next((f) => f.type === 'snapshot')
+  const before = (await newPane(st.sim)).pane
+  await setStatus(st.sim, before, 'working')
+  await c.next(isStatus(before, 'working'))
+
+  await st.sim.kill()
+  await c.next(bridgeEvent('multiplexer_disconnected'))
+  for (const path of ['/snapshot', `/agent-state?pane=${encodeURIComponent(before)}`, '/timeline']) {
+    const a = await bounded((signal) => st.bridge.request(path, { signal }), BOUND_MS)
+    expect([path, a.status === 0 || a.status >= 500 ? a.status : 'ok']).toEqual([path, path === '/timeline' ? 'ok' : 502])
+  }
+
+  const from = c.frames.length
+  await st.sim.restart()
+  await c.next(bridgeEvent('multiplexer_connected'), 20_000, from)
+  await c.next(bridgeEvent('multiplexer_resync'), 30_000, from)
+  const snap = await st.bridge.request('/snapshot')
+  expect(snap.status).toBe(200)
+  // The fresh herdr starts over: a new pane and its status changes stream on the same socket.
+  const after = (await newPane(st.sim)).pane
+  await setStatus(st.sim, after, 'blocked')
+  await c.next(isStatus(after, 'blocked'), 20_000, from)
+  const end = st.bridge.bridge.ctx.bus.publish('bridge', 'test_end', {})
+  await c.next((f) => f.seq === end.seq)
+  expect(assertContiguous(c).last).toBe(end.seq)
+  c.close()
+}, 90_000)

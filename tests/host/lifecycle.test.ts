@@ -103,6 +103,16 @@ describe('agent lifecycle against the simulator', () => {
     expect(await agentIn(pane)).toBeUndefined()
   })
 
+  it('reports an agent that never becomes ready as 502 once herdr gives up', async () => {
+    // A shell function shadows the agent binary: the launch types `claude`, which returns at once.
+    const opened = await st.post('/pane/new', { split_from: 'w1:p3', command: 'claude() { echo crashed; }' })
+    const pane = opened.body.pane_id
+    await st.screenUntil(pane, (t) => t.includes('claude() { echo crashed; }'))
+    const r = await st.post('/agent/start', { kind: 'claude', pane_id: pane, timeout_ms: 5000 })
+    expect(r).toEqual({ status: 502, type: expect.stringMatching(/^text\/plain/), body: `claude did not become ready in pane ${pane} within 5 s` })
+    await st.screenUntil(pane, (t) => t.includes('crashed'))
+  })
+
   it('stops an agent back to the shell prompt and keeps the pane', async () => {
     const r = await st.post('/agent/stop', { pane_id: 'w1:p2' })
     expect(r).toEqual({ status: 200, type: expect.stringMatching(/^application\/json/), body: { stopped: true, pane_id: 'w1:p2', kind: 'claude' } })

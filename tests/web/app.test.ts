@@ -106,11 +106,16 @@ describe('web client', () => {
     expect(sw.headers.get('content-type')).toBe('text/javascript; charset=utf-8')
     const manifest = await fetch(stack.bridge.url + '/manifest.webmanifest')
     expect(manifest.headers.get('content-type')).toBe('application/manifest+json; charset=utf-8')
-    expect((await manifest.json()).start_url).toBe('/')
+    const m = await manifest.json()
+    expect(m.start_url).toBe('/')
+    for (const icon of m.icons) {
+      const r = await fetch(stack.bridge.url + icon.src)
+      expect([icon.src, r.status, r.headers.get('content-type')]).toEqual([icon.src, 200, icon.type])
+    }
     // An unlisted path gets the shell; a missing file, a directory or an escape gets 404.
     expect((await fetch(stack.bridge.url + '/some/view')).headers.get('content-type')).toBe('text/html; charset=utf-8')
     // Sent raw (fetch would normalise the dot segments away before they reach the bridge).
-    for (const p of ['/assets/', '/assets/nope.js', '/assets/%2e%2e/index.html', '/assets/../../package.json', '/icons/..%2f..%2fpackage.json', '/icons/%2e%2e%2f%2e%2e%2fpackage.json', '/missing.png']) {
+    for (const p of ['/assets/', '/assets/nope.js', '/assets/%2e%2e/%2e%2e/package.json', '/assets/../../package.json', '/assets/..%2f..%2fpackage.json', '/icons/..%2f..%2fpackage.json', '/icons/%2e%2e%2f%2e%2e%2fpackage.json', '/missing.png']) {
       expect([p, await rawStatus(p)]).toEqual([p, 404])
     }
   })
@@ -130,6 +135,9 @@ describe('web client', () => {
     expect(saved[0].bearer).toMatch(/^[0-9a-f]{64}$/)
     const devices = await (await stack.bridge.request('/admin/devices')).json()
     expect(JSON.stringify(devices)).toContain('e2e browser')
+    // The service worker installs (loopback counts as a secure context), so the app can be installed.
+    const sw = await page.evaluate(() => Promise.race([navigator.serviceWorker.ready.then((r) => r.active?.scriptURL ?? ''), new Promise<string>((r) => setTimeout(() => r('timeout'), 15_000))]))
+    expect(sw).toBe(stack.bridge.url + '/sw.js')
     // The stored bearer is a working device bearer.
     expect((await stack.bridge.request('/info', { token: saved[0].bearer })).status).toBe(200)
   })

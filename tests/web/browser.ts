@@ -1,6 +1,6 @@
 // Headless Chromium for the web client's end-to-end tests: Debian's `chromium` driven by
 // playwright-core (no downloaded browsers), with a fresh profile per launch.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { execFileSync } from 'node:child_process'
@@ -10,9 +10,19 @@ export const CHROMIUM = '/usr/bin/chromium'
 const ROOT = resolve(import.meta.dirname, '../..')
 export const DIST = join(ROOT, 'plugins/web/dist')
 
-/** Builds the web client when dist/ is missing (CI builds it in `npm ci`'s prepare step). */
+function newest(dir: string): number {
+  let t = 0
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name)
+    t = Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs)
+  }
+  return t
+}
+
+/** Builds the web client when dist/ is missing or older than its sources (CI builds it in `npm ci`'s prepare step). */
 export function ensureBuilt(): void {
-  if (existsSync(join(DIST, 'index.html'))) return
+  const index = join(DIST, 'index.html')
+  if (existsSync(index) && statSync(index).mtimeMs >= newest(join(ROOT, 'plugins/web/app'))) return
   execFileSync(process.execPath, [join(ROOT, 'plugins/web/build.mjs')], { stdio: 'inherit' })
 }
 

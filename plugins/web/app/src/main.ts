@@ -1,5 +1,4 @@
 import { render } from 'preact'
-import '@xterm/xterm/css/xterm.css'
 import './style.css'
 import { html } from './ui.ts'
 import { App } from './app.ts'

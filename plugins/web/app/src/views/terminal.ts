@@ -1,6 +1,4 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { Terminal } from '@xterm/xterm'
-import { FitAddon } from '@xterm/addon-fit'
 import { html } from '../ui.ts'
 import type { Api } from '../lib/api.ts'
 
@@ -31,6 +29,18 @@ export function TerminalView({ api, pane }: { api: Api; pane: string }) {
   const sendRef = useRef<(s: string) => void>(() => {})
 
   useEffect(() => {
+    let cleanup: (() => void) | undefined
+    let gone = false
+    void import('./xterm.ts').then((x) => {
+      if (!gone) cleanup = start(x)
+    })
+    return () => {
+      gone = true
+      cleanup?.()
+    }
+  }, [api, pane, mode, takeover, gen])
+
+  function start({ Terminal, FitAddon }: typeof import('./xterm.ts')): () => void {
     const term = new Terminal({ fontSize: 13, scrollback: 5000, cursorBlink: mode === 'control', disableStdin: mode !== 'control', theme: { background: '#0b0e14', foreground: '#e6e6e6' } })
     const fit = new FitAddon()
     term.loadAddon(fit)
@@ -98,7 +108,7 @@ export function TerminalView({ api, pane }: { api: Api; pane: string }) {
       ws.close(1000)
       term.dispose()
     }
-  }, [api, pane, mode, takeover, gen])
+  }
 
   const control = mode === 'control'
   return html`

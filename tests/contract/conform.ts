@@ -1,0 +1,28 @@
+import { expect } from 'vitest'
+import * as v from 'valibot'
+import Ajv2020 from 'ajv/dist/2020.js'
+import type { GenericSchema } from 'valibot'
+import type { TestBridge } from '../harness/bridge.ts'
+
+/**
+ * Checks a 200 JSON body against what the route documents, twice: the valibot schema in its
+ * manifest, and the JSON Schema that GET /openapi.json publishes for it (so the conversion is
+ * checked too). Returns the parsed body.
+ */
+export function createConformance(b: TestBridge, doc: any) {
+  const ajv = new Ajv2020({ strict: false, allErrors: true })
+  return async function conforms(method: string, path: string, res: Response): Promise<any> {
+    const raw = await res.text()
+    expect(res.status, `${method} ${path}: ${res.status} ${raw.slice(0, 200)}`).toBe(200)
+    const body = JSON.parse(raw)
+    const r = b.bridge.routes.routes.get(path)?.get(method)
+    expect(r?.response, `${method} ${path} documents a response`).toBeTruthy()
+    const parsed = v.safeParse(r!.response as GenericSchema, body)
+    expect(parsed.issues?.map((i) => `${v.getDotPath(i) ?? ''}: ${i.message}`) ?? [], `${method} ${path} (valibot)`).toEqual([])
+    const schema = doc.paths[path][method.toLowerCase()].responses['200'].content['application/json'].schema
+    const validate = ajv.compile(schema)
+    validate(body)
+    expect(validate.errors ?? [], `${method} ${path} (published JSON Schema)`).toEqual([])
+    return body
+  }
+}

@@ -1,0 +1,133 @@
+// The published API contract (issue 13): GET /openapi.json lists every route the live bridge
+// serves, every route documents its 200 body, and real responses match what is documented —
+// both the valibot schema in the manifest and the JSON Schema the document publishes for it.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startBridge, type TestBridge } from '../harness/bridge.ts'
+import { undocumentedRoutes } from '../../core/openapi.ts'
+import { createConformance } from './conform.ts'
+
+let b: TestBridge
+let doc: any
+
+const NOW = Date.now()
+const TIMELINE = [
+  { ts: NOW - 60_000, pane: 'default/w1-p1', agent: 'claude', session: 'default', workspace: 'default/w1', to: 'working' },
+  { ts: NOW - 30_000, pane: 'default/w1-p1', agent: 'claude', session: 'default', workspace: 'default/w1', title: 'fix tests', from: 'working', to: 'blocked', prev_ms: 30_000 },
+]
+const WEB_CONFIG = { apiKey: 'k', authDomain: 'a.example', projectId: 'p', storageBucket: 'b', messagingSenderId: '1', appId: 'x', vapidKey: 'v' }
+
+let home: string
+
+beforeAll(async () => {
+  // No herdr: only routes that answer without one are exercised here; herdr-backed routes are
+  // checked against the same schemas by their own suites through the simulator.
+  home = mkdtempSync(join(tmpdir(), 'bridge-contract-'))
+  const dataDir = join(home, '.herdr-bridge')
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  writeFileSync(join(dataDir, 'timeline.json'), JSON.stringify(TIMELINE))
+  writeFileSync(join(dataDir, 'firebase-web.json'), JSON.stringify(WEB_CONFIG))
+  b = await startBridge({ home })
+  const res = await b.request('/openapi.json', { token: null })
+  expect(res.status).toBe(200)
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/)
+  doc = await res.json()
+})
+
+afterAll(async () => {
+  await b?.close()
+  if (home) rmSync(home, { recursive: true, force: true })
+})
+
+const docPath = (p: string) => (p === '/**' ? '/{any}' : p)
+
+describe('GET /openapi.json', () => {
+  it('is an OpenAPI 3.1 document with bearer security', () => {
+    expect(doc.openapi).toBe('3.1.0')
+    expect(doc.info.title).toBe('herdr-bridge')
+    expect(typeof doc.info.version).toBe('string')
+    expect(doc.components.securitySchemes.bearer).toEqual({ type: 'http', scheme: 'bearer' })
+  })
+
+  it('lists every HTTP route and WebSocket route the live bridge serves, and nothing else', () => {
+    const { routes, websockets } = b.bridge.routes
+    const served = [...routes].flatMap(([path, byMethod]) => [...byMethod.keys()].map((m) => `${m.toLowerCase()} ${docPath(path)}`)).sort()
+    const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
+      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
+      .sort()
+    expect(documented).toEqual(served)
+    expect(Object.keys(doc['x-websockets']).sort()).toEqual([...websockets.keys()].sort())
+    expect([...websockets.keys()].sort()).toEqual(['/agent-transcript', '/attach', '/events'])
+  })
+
+  it('marks authenticated routes with the bearer scheme and a 401', () => {
+    for (const [path, byMethod] of b.bridge.routes.routes)
+      for (const [m, r] of byMethod) {
+        const op = doc.paths[docPath(path)][m.toLowerCase()]
+        const authed = r.auth === 'device' || r.auth === 'admin'
+        expect({ route: `${m} ${path}`, security: op.security ?? null, has401: '401' in op.responses }).toEqual({
+          route: `${m} ${path}`,
+          security: authed ? [{ bearer: [] }] : null,
+          has401: authed,
+        })
+      }
+  })
+
+  it('documents the 200 body and a summary of every route', () => {
+    // The CI check: a route without a documented shape fails here, by name.
+    expect(undocumentedRoutes(b.bridge.routes)).toEqual([])
+  })
+
+  it('gives every WebSocket route its summary, query parameters and frames both ways', () => {
+    for (const [path, w] of b.bridge.routes.websockets) {
+      const ws = doc['x-websockets'][path]
+      expect(ws.summary, path).toBe(w.describe)
+      expect(Object.keys(ws.query ?? {}), path).toContain('token')
+      expect(Object.keys(ws.serverFrames ?? {}).length, path).toBeGreaterThan(0)
+      expect(Object.keys(ws.clientFrames ?? {}).length, path).toBeGreaterThan(0)
+    }
+  })
+})
+
+describe('real responses match the documented shapes', () => {
+  const conforms = (method: string, path: string, res: Response) => createConformance(b, doc)(method, path, res)
+
+  it('GET /healthz', async () => {
+    expect(await conforms('GET', '/healthz', await b.request('/healthz', { token: null }))).toEqual({ ok: true })
+  })
+
+  it('GET /info', async () => {
+    const body = await conforms('GET', '/info', await b.request('/info'))
+    expect(Object.keys(body).sort()).toEqual(['server_id', 'server_name', 'version'])
+  })
+
+  it('POST /admin/pairing, POST /pair, GET /admin/devices, POST /register-token, POST /admin/devices/revoke', async () => {
+    const issued = await conforms('POST', '/admin/pairing', await b.request('/admin/pairing', { method: 'POST' }))
+    const device = await conforms('POST', '/pair', await b.request('/pair', { method: 'POST', token: null, json: { code: issued.code, device_name: 'contract' } }))
+    expect(device.name).toBe('contract')
+    await conforms('POST', '/register-token', await b.request('/register-token', { method: 'POST', token: device.bearer, json: { token: 'fcm-1' } }))
+    const list = await conforms('GET', '/admin/devices', await b.request('/admin/devices'))
+    expect(list.devices).toEqual([expect.objectContaining({ id: device.id, name: 'contract', has_push_token: true })])
+    expect(await conforms('POST', '/admin/devices/revoke', await b.request('/admin/devices/revoke', { method: 'POST', json: { id: device.id } }))).toEqual({
+      revoked: true,
+      id: device.id,
+      name: 'contract',
+    })
+  })
+
+  it('GET /timeline', async () => {
+    const body = await conforms('GET', '/timeline', await b.request('/timeline?limit=5'))
+    expect(body).toEqual({ entries: [...TIMELINE].reverse(), limit: 5 })
+  })
+
+  it('GET /push-config and GET /firebase-config', async () => {
+    expect(await conforms('GET', '/push-config', await b.request('/push-config', { token: null }))).toEqual(WEB_CONFIG)
+    expect(await conforms('GET', '/firebase-config', await b.request('/firebase-config', { token: null }))).toEqual(WEB_CONFIG)
+  })
+
+  it('GET /openapi.json documents itself', async () => {
+    await conforms('GET', '/openapi.json', await b.request('/openapi.json', { token: null }))
+  })
+})
