@@ -3,7 +3,12 @@ import type { GenericSchema } from 'valibot'
 import type { LoadedPlugins } from './loader.ts'
 import { BRIDGE_VERSION, API_VERSION } from './version.ts'
 
-const toSchema = (s: GenericSchema) => toJsonSchema(s, { errorMode: 'ignore', target: 'openapi-3.0' } as any) as Record<string, unknown>
+// OpenAPI 3.1 schemas are JSON Schema 2020-12 (a 3.0-style `nullable` would be ignored by its
+// validators); the dialect is the document's, so each schema's own `$schema` is dropped.
+const toSchema = (s: GenericSchema) => {
+  const { $schema: _, ...schema } = toJsonSchema(s, { errorMode: 'ignore', target: 'draft-2020-12' }) as Record<string, unknown>
+  return schema
+}
 
 const AUTH: Record<string, { security?: object[]; note: string }> = {
   device: { security: [{ bearer: [] }], note: 'device bearer or admin token' },

@@ -21,6 +21,12 @@ import { createBridgeStorage, createDeviceStore } from '../storage/index.ts'
 import { createAuditLog, auditActor, auditTarget } from './audit.ts'
 
 const MAX_JSON_BODY = 1024 * 1024
+/**
+ * Largest inbound WebSocket message. Clients send only small control frames and keystrokes;
+ * ws's own default (100 MiB) would let one socket make the bridge buffer that much. Bigger
+ * frames are refused with 1009 as soon as their header announces the size.
+ */
+export const MAX_WS_MESSAGE = 1024 * 1024
 
 export interface BridgeOptions {
   config: BridgeConfig
@@ -172,6 +178,7 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
   }
 
   const ws = crossws({
+    serverOptions: { maxPayload: MAX_WS_MESSAGE },
     resolve: (request: Request) => {
       const url = new URL(request.url)
       const route = loaded.websockets.get(url.pathname)

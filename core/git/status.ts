@@ -10,8 +10,8 @@
  * with the message `git status ...: <stderr>` (the /diff 502 body). Everything else in the
  * context (default branch, ahead/behind, remote) is best effort and never throws.
  *
- * Cost: `status` (and `diff HEAD` when asked) first; `rev-parse`, `for-each-ref`, `remote`, then
- * `rev-list --count` and the operation marker files, overlapping the diff.
+ * Cost: `status`, `rev-parse`, `for-each-ref`, `remote` (+ `diff HEAD` when asked) start together;
+ * `rev-list --count`, the operation marker files and the untracked reads overlap the diff.
  */
 import { realpath, stat } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -75,12 +75,9 @@ export async function readGit(cwd: string, opts: ReadGitOptions = {}): Promise<G
   // the slow half, is still going.
   const statusP = runGit(cwd, STATUS, o).catch((err: GitFailure) => err)
   const diffP = opts.diff ? quiet(['diff', 'HEAD', ...DIFF_FLAGS]) : Promise.resolve(null)
-  // With a diff running, the small reads wait for status so they take the core status frees
-  // instead of competing with the two big ones.
-  const gate = opts.diff ? statusP.then(() => {}) : Promise.resolve()
-  const revP = gate.then(() => quiet(REV_PARSE))
-  const refsP = gate.then(() => quiet(REFS))
-  const remotesP = gate.then(() => quiet(['remote']))
+  const revP = quiet(REV_PARSE)
+  const refsP = quiet(REFS)
+  const remotesP = quiet(['remote'])
 
   const status = await statusP
   if (status instanceof Error || status.exitCode !== 0) {

@@ -22,6 +22,8 @@ import { launch, stopToPrompt } from './launch.ts'
 const PROMPT_WAIT_MS = 8000
 const str = () => v.optional(v.string('want a string'))
 
+const ids = { pane_id: v.string(), tab_id: v.string(), workspace_id: v.string() }
+
 function notFoundAs404(err: unknown): never {
   if (err instanceof HerdrError && err.notFound) fail(404, err.message || err.code)
   throw err
@@ -39,6 +41,11 @@ export default definePlugin({
       path: '/agents/available',
       auth: 'device',
       describe: 'Agent kinds herdr can launch on this host',
+      response: v.object({
+        agents: v.array(v.object({ kind: v.string(), path: v.string(), state_reporting: v.boolean() })),
+        known_kinds: v.array(v.string()),
+        discovery: v.string(),
+      }),
       handler: ({ ctx }) => availableAgents(ctx),
     }),
     defineRoute({
@@ -46,6 +53,7 @@ export default definePlugin({
       path: '/agent/start',
       auth: 'device',
       describe: 'Start an agent in an idle shell, a new split or a new tab',
+      response: v.object({ ...ids, kind: v.string(), name: v.string(), created_pane: v.boolean(), prompt_sent: v.boolean(), prompt_error: v.optional(v.string()) }),
       body: v.object({
         kind: str(),
         pane_id: str(),
@@ -109,6 +117,16 @@ export default definePlugin({
       path: '/agent/restart',
       auth: 'device',
       describe: "Replace a pane's agent with a fresh one of the same kind (the conversation is lost)",
+      response: v.object({
+        restarted: v.literal(true),
+        pane_id: v.string(),
+        kind: v.string(),
+        name: v.string(),
+        cwd: v.string(),
+        prompt_sent: v.boolean(),
+        history_kept: v.literal(false),
+        prompt_error: v.optional(v.string()),
+      }),
       body: v.object({
         pane_id: str(),
         prompt: str(),
@@ -139,6 +157,7 @@ export default definePlugin({
       path: '/agent/stop',
       auth: 'device',
       describe: "Quit a pane's agent and keep the pane",
+      response: v.object({ stopped: v.literal(true), pane_id: v.string(), kind: v.string() }),
       body: v.object({ pane_id: str() }),
       async handler({ body, ctx }) {
         if (!body.pane_id) fail(400, 'pane_id: want a pane id')

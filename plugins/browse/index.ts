@@ -39,6 +39,16 @@ export default definePlugin({
       path: '/browse',
       auth: 'device',
       describe: 'List the directories of a host folder inside the browsable roots',
+      response: v.object({
+        path: v.string(),
+        parent: v.string(),
+        is_repo: v.boolean(),
+        open_workspace_id: v.string(),
+        roots: v.array(v.object({ path: v.string(), label: v.string(), kind: v.picklist(['home', 'project']) })),
+        entries: v.array(v.object({ name: v.string(), path: v.string(), is_repo: v.boolean(), is_symlink: v.boolean(), open_workspace_id: v.string() })),
+        truncated: v.boolean(),
+        limit: v.pipe(v.number(), v.integer()),
+      }),
       query: v.object({ path: v.optional(v.string()), hidden: v.optional(v.string()) }),
       async handler({ query, ctx }) {
         const spaces = await openSpaces(ctx)

@@ -18,6 +18,19 @@ export default definePlugin({
       path: '/commands',
       auth: 'device',
       describe: "Slash commands and skills of the pane's agent",
+      response: v.object({
+        pane: v.string(),
+        agent_kind: v.string(),
+        commands: v.array(
+          v.object({
+            name: v.string(),
+            description: v.string(),
+            argument_hint: v.optional(v.string()),
+            source: v.picklist(['command', 'skill', 'builtin']),
+            scope: v.optional(v.picklist(['user', 'project'])),
+          }),
+        ),
+      }),
       query: v.object({ pane: v.pipe(v.string(), v.nonEmpty()) }),
       invalid: 'missing pane',
       async handler({ query, ctx }) {

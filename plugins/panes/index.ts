@@ -29,6 +29,7 @@ export default definePlugin({
       path: '/pane/new',
       auth: 'device',
       describe: 'Split a pane or open a tab, optionally running a command in it',
+      response: v.object({ pane_id: v.string(), tab_id: v.string(), workspace_id: v.string() }),
       body: v.object({
         split_from: opt(),
         workspace_id: opt(),
@@ -56,6 +57,7 @@ export default definePlugin({
       path: '/pane/close',
       auth: 'device',
       describe: 'Close a pane',
+      response: v.object({ closed: v.literal(true), pane_id: v.string() }),
       body: v.object({ pane_id: v.pipe(v.string('want a string'), v.nonEmpty('want a pane id')) }),
       invalid: 'want {pane_id}',
       async handler({ body, ctx }) {

@@ -17,6 +17,20 @@ export default definePlugin({
       path: '/ports',
       auth: 'device',
       describe: 'HTTP listeners on the host, attributed to the pane that spawned them',
+      response: v.object({
+        ports: v.array(
+          v.object({
+            port: v.pipe(v.number(), v.integer()),
+            bind: v.string(),
+            pid: v.pipe(v.number(), v.integer()),
+            proc: v.string(),
+            loopback: v.boolean(),
+            pane: v.optional(v.string()),
+            agent: v.optional(v.string()),
+            url: v.optional(v.string()),
+          }),
+        ),
+      }),
       query: v.object({ pane: v.optional(v.string()) }),
       async handler({ query, ctx, event }) {
         let listeners

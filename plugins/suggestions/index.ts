@@ -103,6 +103,23 @@ export default definePlugin({
       path: '/suggestions',
       auth: 'device',
       describe: 'Context actions for a pane (at most three)',
+      response: v.object({
+        pane: v.string(),
+        suggestions: v.pipe(
+          v.array(
+            v.object({
+              kind: v.picklist(['dev_server', 'git_conflict', 'git_dirty', 'create_pr', 'dev_server_local', 'shell_idle']),
+              performer: v.picklist(['app', 'agent']),
+              label: v.string(),
+              detail: v.string(),
+              action: v.picklist(['open_url', 'open_diff', 'show_note', 'start_agent', 'prompt_agent']),
+              params: v.record(v.string(), v.string()),
+              rank: v.pipe(v.number(), v.integer()),
+            }),
+          ),
+          v.maxLength(3),
+        ),
+      }),
       query: v.object({ pane: v.pipe(v.string(), v.nonEmpty()) }),
       invalid: 'missing pane',
       async handler({ query, ctx, event }) {

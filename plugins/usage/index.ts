@@ -1,3 +1,4 @@
+import * as v from 'valibot'
 import { definePlugin, defineRoute, defineAgentKind, type PluginContext } from '../../core/plugin.ts'
 import { createClaudeUsage, DEFAULT_USAGE_URL, type UsageReader } from './claude.ts'
 
@@ -14,6 +15,16 @@ export interface UsageOptions {
 }
 
 const READER = 'usage.claude'
+
+const usageWindow = v.looseObject({ utilization: v.number(), resets_at: v.optional(v.string()) })
+/** One kind's quota: every window the provider returns, keyed as it names them. */
+const kindUsage = v.looseObject({
+  available: v.boolean(),
+  reason: v.optional(v.string()),
+  subscription_type: v.optional(v.string()),
+  five_hour: v.optional(usageWindow),
+  seven_day: v.optional(usageWindow),
+})
 
 function reader(ctx: PluginContext): UsageReader {
   let r = ctx.services.get(READER) as UsageReader | undefined
@@ -36,6 +47,8 @@ export default definePlugin<UsageOptions>({
       path: '/usage',
       auth: 'device',
       describe: 'Quota usage per agent kind, read live from the host credential (cached 1 min)',
+      // One key per kind with a usage reader (claude), beside fetched_at.
+      response: v.objectWithRest({ fetched_at: v.string() }, kindUsage),
       async handler({ ctx }) {
         const out: Record<string, unknown> = { fetched_at: new Date(ctx.now()).toISOString() }
         for (const k of ctx.agentKinds.list()) {

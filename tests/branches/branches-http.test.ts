@@ -1,6 +1,6 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
 import { join } from 'node:path'
-import { rmSync, mkdirSync } from 'node:fs'
+import { rmSync, mkdirSync, writeFileSync, existsSync } from 'node:fs'
 import { startStack, type Stack } from '../harness/stack.ts'
 import { makeRepo, openRepo, tempDir, type Repo } from '../diff/repo.ts'
 import { shellPane } from '../diff/panes.ts'
@@ -152,6 +152,21 @@ describe('POST /branch-delete', () => {
     await expectJson(await del({ repo_root: repo.dir, branch: 'wip', force: true }), 200, {
       branch: 'wip', deleted: true, forced: true, merged: false, merged_into: '', sha, upstream: '', remote_deleted: false,
     })
+  })
+
+  it('repository hooks never run', async () => {
+    const hooks = tempDir('hooks-')
+    dirs.push(hooks)
+    writeFileSync(join(hooks, 'reference-transaction'), '#!/bin/sh\necho ran >> "$0.log"\nexit 1\n', { mode: 0o755 })
+    repo.git('branch', 'hooked')
+    repo.git('config', 'core.hooksPath', hooks)
+    try {
+      const res = await del({ repo_root: repo.dir, branch: 'hooked' })
+      expect(res.status).toBe(200)
+      expect(existsSync(join(hooks, 'reference-transaction.log'))).toBe(false)
+    } finally {
+      repo.git('config', '--unset', 'core.hooksPath')
+    }
   })
 
   it('the default branch and a checked-out branch are refused even with force', async () => {

@@ -1,8 +1,11 @@
 import { expect } from 'vitest'
 import * as v from 'valibot'
-import Ajv2020 from 'ajv/dist/2020.js'
+import Ajv2020Module from 'ajv/dist/2020.js'
 import type { GenericSchema } from 'valibot'
 import type { TestBridge } from '../harness/bridge.ts'
+
+// ajv is CommonJS: under ESM the class may sit on `.default`.
+const Ajv2020 = ((Ajv2020Module as unknown as { default?: unknown }).default ?? Ajv2020Module) as new (opts: object) => import('ajv').default
 
 /**
  * Checks a 200 JSON body against what the route documents, twice: the valibot schema in its

@@ -1,12 +1,16 @@
 // Routes that need herdr, against the simulator: their real 200 bodies match the shapes
 // GET /openapi.json documents (manifest valibot schema and the published JSON Schema).
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startStack, type Stack } from '../harness/stack.ts'
+import { startSim } from '../harness/sim.ts'
+import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import { createConformance } from './conform.ts'
 
-let stack: Stack
+let home: string
+let sim: Awaited<ReturnType<typeof startSim>>
+let bridge: TestBridge
 let conforms: ReturnType<typeof createConformance>
 let pane: string
 let shellPane: string
@@ -21,32 +25,40 @@ async function until<T>(fn: () => Promise<T | undefined>, what: string, ms = 20_
   }
 }
 
-const req = (path: string, init?: Parameters<Stack['bridge']['request']>[1]) => stack.bridge.request(path, init)
+const req = (path: string, init?: Parameters<TestBridge['request']>[1]) => bridge.request(path, init)
+const post = (path: string, json: unknown) => req(path, { method: 'POST', json })
 
 beforeAll(async () => {
-  stack = await startStack()
-  const cwd = join(stack.home, 'repo')
+  home = realpathSync(mkdtempSync(join(tmpdir(), 'bridge-contract-')))
+  sim = await startSim({ home, testMode: true })
+  // The simulator's fake agents on the bridge's PATH: `claude` counts as installed.
+  bridge = await startBridge({ home, env: { PATH: sim.clientEnv().PATH } })
+  const cwd = join(home, 'repo')
   mkdirSync(cwd, { recursive: true })
   const doc = await (await req('/openapi.json', { token: null })).json()
-  conforms = createConformance(stack.bridge, doc)
-  const r = await stack.sim.request('sim.create_agent_pane', {
+  conforms = createConformance(bridge, doc)
+  const r = await sim.request('sim.create_agent_pane', {
     kind: 'claude',
     cwd,
     script: { start: 'permission', permission: { name: 'Bash', input: { command: 'ls', description: 'List files' }, category: 'tool_approval' } },
   })
   pane = r.pane.pane_id
-  const ws = await stack.sim.request('workspace.create', { cwd, focus: false })
+  const ws = await sim.request('workspace.create', { cwd, focus: false })
   shellPane = ws.root_pane.pane_id
 })
 
 afterAll(async () => {
-  await stack?.close()
+  await bridge?.close().catch(() => {})
+  await sim?.stop().catch(() => {})
+  if (home) rmSync(home, { recursive: true, force: true })
 })
 
 describe('herdr-backed routes match their documented 200 bodies', () => {
   it('GET /snapshot', async () => {
     const body = await conforms('GET', '/snapshot', await req('/snapshot'))
-    expect(body.result.snapshot.agents.map((a: any) => a.pane_id)).toContain(`default/${pane}`.replace(/^default\/default\//, 'default/'))
+    // Ids of the default session stay bare.
+    expect(body.result.snapshot.agents.map((a: any) => a.pane_id)).toEqual([pane])
+    expect(body.result.snapshot.sessions).toEqual(['default'])
   })
 
   it('GET /readyz', async () => {
@@ -78,5 +90,29 @@ describe('herdr-backed routes match their documented 200 bodies', () => {
   it('POST /agent-mode/cycle', async () => {
     const body = await conforms('POST', '/agent-mode/cycle', await req('/agent-mode/cycle', { method: 'POST', json: { pane } }))
     expect(body).toEqual(expect.objectContaining({ ok: true, cycled: true }))
+  })
+
+  it('GET /agents/available, GET /commands, GET /suggestions, GET /ports, GET /browse, GET /usage', async () => {
+    const avail = await conforms('GET', '/agents/available', await req('/agents/available'))
+    expect(avail.agents.map((a: any) => a.kind)).toContain('claude')
+    const commands = await conforms('GET', '/commands', await req(`/commands?pane=${encodeURIComponent(pane)}`))
+    expect(commands.agent_kind).toBe('claude')
+    await conforms('GET', '/suggestions', await req(`/suggestions?pane=${encodeURIComponent(shellPane)}`))
+    await conforms('GET', '/ports', await req('/ports'))
+    const browse = await conforms('GET', '/browse', await req('/browse'))
+    expect(browse.path).toBe(home)
+    // No claude credential in this HOME: the kind is listed as unavailable, with the reason.
+    const usage = await conforms('GET', '/usage', await req('/usage'))
+    expect(usage.claude).toEqual({ available: false, reason: 'Claude is not configured' })
+  })
+
+  it('POST /pane/new, /agent/start, /agent/restart, /agent/stop, /pane/close', { timeout: 120_000 }, async () => {
+    const created = await conforms('POST', '/pane/new', await post('/pane/new', { split_from: shellPane, direction: 'right' }))
+    const started = await conforms('POST', '/agent/start', await post('/agent/start', { kind: 'claude', pane_id: created.pane_id }))
+    expect(started).toEqual(expect.objectContaining({ pane_id: created.pane_id, kind: 'claude', created_pane: false, prompt_sent: false }))
+    const restarted = await conforms('POST', '/agent/restart', await post('/agent/restart', { pane_id: created.pane_id }))
+    expect(restarted).toEqual(expect.objectContaining({ restarted: true, history_kept: false }))
+    expect(await conforms('POST', '/agent/stop', await post('/agent/stop', { pane_id: created.pane_id }))).toEqual({ stopped: true, pane_id: created.pane_id, kind: 'claude' })
+    expect(await conforms('POST', '/pane/close', await post('/pane/close', { pane_id: created.pane_id }))).toEqual({ closed: true, pane_id: created.pane_id })
   })
 })

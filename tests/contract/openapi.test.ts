@@ -51,6 +51,19 @@ describe('GET /openapi.json', () => {
     expect(doc.components.securitySchemes.bearer).toEqual({ type: 'http', scheme: 'bearer' })
   })
 
+  it('uses the JSON Schema 2020-12 dialect of OpenAPI 3.1 (no 3.0-only keywords)', () => {
+    const bad: string[] = []
+    const walk = (x: unknown, at: string) => {
+      if (!x || typeof x !== 'object') return
+      for (const [k, val] of Object.entries(x)) {
+        if (k === 'nullable' || k === '$schema') bad.push(`${at}.${k}`)
+        walk(val, `${at}.${k}`)
+      }
+    }
+    walk(doc.paths, 'paths')
+    expect(bad).toEqual([])
+  })
+
   it('lists every HTTP route and WebSocket route the live bridge serves, and nothing else', () => {
     const { routes, websockets } = b.bridge.routes
     const served = [...routes].flatMap(([path, byMethod]) => [...byMethod.keys()].map((m) => `${m.toLowerCase()} ${docPath(path)}`)).sort()

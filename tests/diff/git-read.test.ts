@@ -93,6 +93,19 @@ describe('readGit: file statuses', () => {
     expect(files).toEqual([{ path: 'link', status: 'untracked', additions: 1, deletions: 0, diff: '--- /dev/null\n+++ b/link\n+/etc/passwd\n' }])
   })
 
+  it('repository config cannot swap in an external diff, a textconv or other prefixes', async () => {
+    const r = repo({ files: { 'a.txt': 'one\n', '.gitattributes': 'a.txt diff=conv\n' } })
+    r.git('config', 'diff.external', '/bin/false')
+    r.git('config', 'diff.conv.textconv', 'tr a-z A-Z')
+    r.git('config', 'diff.noprefix', 'true')
+    r.git('config', 'diff.relative', 'true')
+    r.write('a.txt', 'two\n')
+    const { files } = await readGit(r.dir, { diff: true, env: { ...env, GIT_EXTERNAL_DIFF: '/bin/false' } })
+    expect(files).toHaveLength(1)
+    expect(files[0]).toMatchObject({ path: 'a.txt', additions: 1, deletions: 1 })
+    expect(files[0].diff).toContain('--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n')
+  })
+
   it('clean tree: files empty, not dirty', async () => {
     const r = repo({ files: { 'x': 'x\n' } })
     const { git, files } = await readGit(r.dir, { diff: true, env })

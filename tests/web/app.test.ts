@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { execFileSync } from 'node:child_process'
 import { request as httpRequest } from 'node:http'
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Page } from 'playwright-core'
@@ -39,6 +39,8 @@ async function screen(pane: string): Promise<string> {
 const screenHas = (pane: string, needle: string) => until(async () => (await screen(pane)).includes(needle), `"${needle}" on ${pane}'s screen`)
 
 async function shoot(name: string): Promise<void> {
+  // Passing toasts would cover what the screenshot is for.
+  await page.addStyleTag({ content: '.toasts{display:none!important}' })
   for (const width of [390, 1280]) {
     await page.setViewportSize({ width, height: width === 390 ? 844 : 800 })
     await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`) })
@@ -86,6 +88,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close()
   await stack?.close()
+  if (!process.env.WEB_SCREENSHOTS) rmSync(SHOTS, { recursive: true, force: true })
 })
 
 describe('web client', () => {
@@ -176,6 +179,8 @@ describe('web client', () => {
       return st === 'idle' || st === 'done' ? (st as string) : undefined
     }, 'the agent to finish its turn')
     await page.locator(`.agent-head .badge-${after}`).waitFor()
+    // The in-page alert for an agent that finished while the app is open.
+    if (after === 'done') await page.locator('.toast-alert', { hasText: 'is done' }).waitFor({ state: 'attached' })
     await until(async () => (await page.locator('button.option').count()) === 0, 'the options to go away')
   })
 

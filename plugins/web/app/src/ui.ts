@@ -14,7 +14,7 @@ export function toast(text: string, kind: Toast['kind'] = 'info'): void {
   setTimeout(() => {
     toasts = toasts.filter((x) => x !== t)
     listeners.forEach((l) => l())
-  }, kind === 'error' ? 8000 : 5000)
+  }, kind === 'info' ? 5000 : 10_000)
 }
 
 export const currentToasts = () => toasts

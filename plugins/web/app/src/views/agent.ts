@@ -30,7 +30,7 @@ export function AgentView({ api, bridgeKey, pane, tab, agent }: Props) {
       <header class="agent-head">
         <a class="button ghost" href="#/" aria-label="Back to the inbox">←</a>
         <h1 class="agent-name">${agent ? agentTitle(agent) : pane}</h1>
-        ${badge(agent?.agent_status)}
+        ${agent && badge(agent.agent_status)}
       </header>
       <nav class="tabs" aria-label="Agent views">
         ${TABS.map(([t, label]) => html`<a href=${agentHref(bridgeKey, pane, t)} class=${t === tab ? 'tab active' : 'tab'} aria-current=${t === tab ? 'page' : undefined}>${label}</a>`)}
@@ -243,7 +243,7 @@ export function ReplyBox({ api, pane, draft, onSent }: { api: Api; pane: string;
         )}
       </ul>`}
       <label class="sr-only" for="reply-text">Reply to the agent</label>
-      <textarea id="reply-text" ref=${area} rows="2" placeholder="Reply… ( / for commands )" value=${text}
+      <textarea id="reply-text" ref=${area} rows="2" placeholder="Reply… (/ for commands)" value=${text}
         role="combobox" aria-expanded=${open} aria-controls="slash-list" aria-autocomplete="list" aria-activedescendant=${open ? `slash-${active}` : undefined}
         onInput=${(e: any) => (setText(e.currentTarget.value), setActive(0))} onKeyDown=${onKey}></textarea>
       <div class="reply-actions">

@@ -1,0 +1,127 @@
+// Arbitrary query strings, methods and JSON bodies against the finished routes of the real
+// bridge: never a 500, never a stack trace; herdr trouble is a 502, a turned-off feature a 503.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest'
+import fc from 'fast-check'
+import { startStack, type Stack } from '../harness/stack.ts'
+import { newPane, setStatus } from '../events/common.ts'
+
+let stack: Stack
+let panes: string[] = []
+
+beforeAll(async () => {
+  stack = await startStack({ sessions: ['default', 'work'] })
+  const shell = (await newPane(stack.sim)).pane
+  await setStatus(stack.sim, shell, 'blocked')
+  const other = (await newPane(stack.sim, 'work')).pane
+  await setStatus(stack.sim, other, 'working', {}, 'work')
+  panes = [shell, `work/${other}`, other]
+}, 60_000)
+afterAll(async () => stack?.close())
+
+/** Values that look like ids, paths, numbers and junk. */
+const value = () =>
+  fc.oneof(
+    fc.string({ maxLength: 40 }),
+    fc.string({ unit: 'binary', maxLength: 40 }),
+    fc.constantFrom('', ' ', '0', '-1', '1e3', '500', '501', '99999999999999999999', 'NaN', 'true', '%', '%zz', '%00', '..', '../../etc/passwd', 'w1:p1', 'default/w1:p1', 'nosuch/w1:p1', '/w1', 'w1:', ':p1', '\u0000', '\n'),
+    fc.constantFrom(...panes),
+    fc.tuple(fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 })).map(([a, b]) => `${a}/${b}`),
+  )
+const key = fc.oneof(fc.constantFrom('pane', 'limit', 'recent', 'token', 'subagent', 'since', 'pane[]', ''), fc.string({ maxLength: 10 }))
+/** A query as a client might build it, or a raw string with broken escapes. */
+const query = () =>
+  fc.oneof(
+  fc.array(fc.tuple(key, value()), { maxLength: 5 }).map((kv) => new URLSearchParams(kv).toString()),
+  fc.string({ maxLength: 60 }).map((s) => s.replace(/#/g, '')),
+  fc.constantFrom('pane=%E0%A4%A', 'limit=%FF', 'pane', '&&&', '=', 'pane=a&pane=b', 'limit=1&limit=x'),
+)
+
+/** Status and body of one request; a body must be one short line without a stack trace. */
+async function hit(path: string, init: RequestInit & { token?: string | null; json?: unknown } = {}): Promise<{ status: number; body: string }> {
+  const res = await stack.bridge.request(path, init)
+  const body = await res.text()
+  return { status: res.status, body }
+}
+
+function assertSane(path: string, r: { status: number; body: string }, allowed: number[]): void {
+  const ok = allowed.includes(r.status)
+  if (!ok) throw new Error(`${path} → ${r.status} ${r.body.slice(0, 300)}`)
+  expect(r.status).not.toBe(500)
+  if (r.status >= 400) {
+    expect(r.body).not.toMatch(/\n\s+at /)
+    expect(r.body.length).toBeLessThan(2000)
+  }
+}
+
+describe('query strings (property)', () => {
+  const routes: [string, number[]][] = [
+    // herdr is up: a 502 here would be a client mistake passed through as herdr's.
+    ['/agent-state', [200, 400, 404]],
+    ['/timeline', [200, 400]],
+    ['/snapshot', [200]],
+    ['/events', [426]],
+    ['/agent-transcript', [400, 404]],
+  ]
+  for (const [route, allowed] of routes) {
+    it(`GET ${route}?<arbitrary> answers one of ${allowed.join('/')}`, async () => {
+      await fc.assert(
+        fc.asyncProperty(query(), async (q) => {
+          // A ?token= in the query never beats the Authorization header.
+          const path = `${route}?${q}`
+          assertSane(path, await hit(path), allowed)
+        }),
+        { numRuns: 80 },
+      )
+    })
+  }
+
+  it('the cards that exist are served: a blocked agent on each session', async () => {
+    for (const p of [panes[0], panes[1]]) {
+      const r = await hit(`/agent-state?pane=${encodeURIComponent(p)}`)
+      expect([p, r.status]).toEqual([p, 200])
+    }
+  })
+})
+
+describe('methods and JSON bodies (property)', () => {
+  const json = () => fc.oneof(fc.jsonValue(), fc.record({ pane: value(), limit: fc.oneof(fc.integer(), value()), text: fc.string() }, { requiredKeys: [] }))
+  const raw = () => fc.oneof(
+    json().map((j) => JSON.stringify(j)),
+    fc.string({ maxLength: 80 }),
+    fc.constantFrom('{', '{"pane":', '[', 'null', '"x"', '\u0000', '{"pane":"w1:p1"}garbage'),
+  )
+
+  it('POST/PUT/DELETE to the GET routes: 405 with Allow, whatever the body', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('/agent-state', '/timeline', '/snapshot'), fc.constantFrom('POST', 'PUT', 'DELETE'), raw(), async (route, method, body) => {
+        const res = await stack.bridge.request(route, { method, body, headers: { 'content-type': 'application/json' } })
+        expect([route, method, res.status, res.headers.get('allow')]).toEqual([route, method, 405, 'GET'])
+        await res.text()
+      }),
+      { numRuns: 60 },
+    )
+  })
+
+  it('POST /agent-mode/cycle with arbitrary bodies: 400/404/409/502, never 500', async () => {
+    // Panes that exist are left out: a valid pane would really press keys in it.
+    const body = raw().filter((b) => !panes.some((p) => b.includes(p.split('/').pop()!)))
+    await fc.assert(
+      fc.asyncProperty(body, async (b) => {
+        const r = await hit('/agent-mode/cycle', { method: 'POST', body: b, headers: { 'content-type': 'application/json' } })
+        assertSane(`/agent-mode/cycle ${b}`, r, [400, 404, 409, 502])
+      }),
+      { numRuns: 80 },
+    )
+  })
+
+  it('bearer tokens of any shape: 401 before any work', async () => {
+    const token = fc.string({ minLength: 1, maxLength: 80 }).filter((t) => /^[\x21-\x7e]+$/.test(t) && t !== stack.bridge.adminToken)
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('/agent-state?pane=w1:p1', '/timeline', '/snapshot', '/events'), token, async (route, t) => {
+        const r = await hit(route, { token: t })
+        expect([route, r.status]).toEqual([route, 401])
+      }),
+      { numRuns: 60 },
+    )
+  })
+})
