@@ -102,13 +102,13 @@ describe('methods and JSON bodies (property)', () => {
     )
   })
 
-  it('POST /agent-mode/cycle with arbitrary bodies: 400/404/409/502, never 500', async () => {
+  it('POST /agent-mode/cycle with arbitrary bodies: 400/404/409, never 500', async () => {
     // Panes that exist are left out: a valid pane would really press keys in it.
     const body = raw().filter((b) => !panes.some((p) => b.includes(p.split('/').pop()!)))
     await fc.assert(
       fc.asyncProperty(body, async (b) => {
         const r = await hit('/agent-mode/cycle', { method: 'POST', body: b, headers: { 'content-type': 'application/json' } })
-        assertSane(`/agent-mode/cycle ${b}`, r, [400, 404, 409, 502])
+        assertSane(`/agent-mode/cycle ${b}`, r, [400, 404, 409])
       }),
       { numRuns: 80 },
     )
