@@ -179,7 +179,7 @@ describe('web page', () => {
       const res = await fetch(b.url + path)
       expect(res.status).toBe(200)
       expect(res.headers.get('content-type')).toMatch(/^text\/html/)
-      expect(await res.text()).toContain('herdr-bridge')
+      expect(await res.text()).toMatch(/<title>[^<]*herdr/)
     }
   })
 })
