@@ -35,18 +35,3 @@ export const exec: Exec = async (file, args, opts = {}) => {
   if (r.failed && r.exitCode === undefined) throw new Error(`${file}: ${r.originalMessage || r.shortMessage}`)
   return { stdout: String(r.stdout), stderr: String(r.stderr), exitCode: r.exitCode ?? 1 }
 }
-
-/** git with the 15 s deadline of the spec; throws `git <sub> ...: <stderr>` on a non-zero exit. */
-export async function git(cwd: string, args: string[], opts: { timeoutMs?: number; allowFail?: boolean } = {}): Promise<ExecResult> {
-  const r = await exec('git', args, { cwd, timeoutMs: opts.timeoutMs ?? 15_000, env: { ...process.env, GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' } })
-  if (r.exitCode !== 0 && !opts.allowFail) {
-    throw new GitError(`git ${args[0]} ...: ${r.stderr.trim() || `exit ${r.exitCode}`}`, r)
-  }
-  return r
-}
-
-export class GitError extends Error {
-  constructor(message: string, public result: ExecResult) {
-    super(message)
-  }
-}

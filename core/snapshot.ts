@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { PluginContext } from './plugin.ts'
 import { HerdrError, qualifyInPlace, type AgentInfo } from './herdr/index.ts'
-import { git } from './exec.ts'
+import { runGit } from './git/run.ts'
 
 /** Rank of each status in the attention order of spec 1 §2.1; anything else ranks 4. */
 const ATTENTION: Record<string, number> = { blocked: 0, done: 1, working: 2, idle: 3, unknown: 4 }
@@ -78,7 +78,7 @@ export function createBranchReader(opts: BranchReaderOptions = {}): BranchReader
     if (hit && t - hit.at < (hit.gitDir ? locateTtl : missTtl)) return Promise.resolve(hit.gitDir ?? null)
     if (located.size > 4096) located.clear()
     const entry: { at: number; gitDir?: string | null; pending?: Promise<string | null> } = { at: t }
-    entry.pending = git(dir, ['rev-parse', '--is-inside-work-tree', '--absolute-git-dir'], { allowFail: true })
+    entry.pending = runGit(dir, ['rev-parse', '--is-inside-work-tree', '--absolute-git-dir'])
       .then((r) => {
         const [inside, path] = r.stdout.split('\n')
         return r.exitCode === 0 && inside === 'true' && path ? path : null
@@ -103,7 +103,7 @@ export function createBranchReader(opts: BranchReaderOptions = {}): BranchReader
         if (m && m[1] !== '.invalid') return m[1]
         if (!head.startsWith('ref:')) return '' // a commit id: detached HEAD
         // Some other symbolic ref (or a reftable repository): ask git.
-        const r = await git(dir, ['symbolic-ref', '--quiet', '--short', 'HEAD'], { allowFail: true }).catch(() => null)
+        const r = await runGit(dir, ['symbolic-ref', '--quiet', '--short', 'HEAD']).catch(() => null)
         return r?.exitCode === 0 ? r.stdout.trim() : ''
       },
       () => {

@@ -35,7 +35,10 @@ export function parseClaudeScreen(screen: string): ScreenParse | null {
     const options: CardOption[] = []
     for (let i = anchor; i < ls.length; i++) {
       const n = numberedOption(ls[i])
-      if (n) options.push(toOption(n))
+      if (!n) continue
+      // The menu counts up from 1; a number that does not is something else below it.
+      if (options.length && n.index <= options[options.length - 1].index) break
+      options.push(toOption(n))
     }
     const qi = questionAbove(ls, anchor)
     const question = qi >= 0 ? cleanText(ls[qi]) : ''
@@ -65,8 +68,12 @@ function scan(ls: string[], from: number): ScreenParse | null {
   const options: CardOption[] = []
   for (let i = from; i < ls.length; i++) {
     const n = numberedOption(ls[i])
-    if (n) options.push(toOption(n))
-    else if (!options.length && isQuestionShaped(ls[i]) && !isChrome(ls[i])) {
+    if (n) {
+      // Numbers that stop counting up start a newer list (older output scrolled above it):
+      // keep the newest, so no number is offered twice.
+      if (options.length && n.index <= options[options.length - 1].index) options.length = 0
+      options.push(toOption(n))
+    } else if (!options.length && isQuestionShaped(ls[i]) && !isChrome(ls[i])) {
       question = cleanText(ls[i])
       qi = i
     }
