@@ -270,14 +270,35 @@ function parseWith(schema: v.GenericSchema, input: unknown, invalid?: string): a
 async function readJsonBody(request: Request, invalid?: string): Promise<unknown> {
   const len = Number(request.headers.get('content-length') ?? '0')
   if (len > MAX_JSON_BODY) throw new HttpError(413, `body over ${MAX_JSON_BODY} bytes`)
-  const raw = await request.text()
-  if (raw.length > MAX_JSON_BODY) throw new HttpError(413, `body over ${MAX_JSON_BODY} bytes`)
+  const raw = await readCapped(request, MAX_JSON_BODY)
   if (!raw.trim()) return {}
   try {
     return JSON.parse(raw)
   } catch {
     throw new HttpError(400, invalid ?? 'body is not valid JSON')
   }
+}
+
+/**
+ * The body as text, refused with 413 as soon as it passes `max` bytes: a chunked body has no
+ * Content-Length to check up front, and `request.text()` would buffer all of it first.
+ */
+async function readCapped(request: Request, max: number): Promise<string> {
+  if (!request.body) return ''
+  const reader = request.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > max) {
+      reader.cancel().catch(() => {})
+      throw new HttpError(413, `body over ${max} bytes`)
+    }
+    chunks.push(value)
+  }
+  return Buffer.concat(chunks).toString('utf8')
 }
 
 /** Maps what a handler threw to a response: its own HttpError, herdr's errors, else a logged 500. */

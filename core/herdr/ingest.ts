@@ -85,14 +85,19 @@ export interface Ingest {
 
 export function startIngest(deps: IngestDeps, opts: IngestOptions = {}): Ingest {
   const sessions = new Map<string, SessionIngester>()
+  // Sessions that were connected once and then dropped from the scan: when one comes back its
+  // clients still hold its old panes, so its return is a reconnect (resync), not a first connect.
+  const returning = new Set<string>()
   const add = (s: string) => {
-    if (!sessions.has(s)) sessions.set(s, createSessionIngester(s, deps, opts))
+    if (!sessions.has(s)) sessions.set(s, createSessionIngester(s, deps, opts, returning.has(s)))
   }
   for (const s of deps.herdr.sessions()) add(s)
   const off = deps.herdr.onSessionsChanged((added, removed) => {
     for (const s of added) add(s)
     for (const s of removed) {
-      sessions.get(s)?.stop()
+      const i = sessions.get(s)
+      if (i?.everConnected()) returning.add(s)
+      i?.stop()
       sessions.delete(s)
     }
   })
@@ -109,11 +114,12 @@ export function startIngest(deps: IngestDeps, opts: IngestOptions = {}): Ingest 
 
 interface SessionIngester {
   state(): SessionState
+  everConnected(): boolean
   settled(): Promise<void>
   stop(): void
 }
 
-function createSessionIngester(session: string, deps: IngestDeps, opts: IngestOptions): SessionIngester {
+function createSessionIngester(session: string, deps: IngestDeps, opts: IngestOptions, returning = false): SessionIngester {
   const { herdr, bus, log } = deps
   const retryMs = opts.retryMs ?? 2000
   const settleMs = opts.settleMs ?? 500
@@ -129,7 +135,9 @@ function createSessionIngester(session: string, deps: IngestDeps, opts: IngestOp
   let gen = 0
   let state: SessionState = 'connecting'
   let seeded = false
-  let everConnected = false
+  let everConnected = returning
+  /** Whether clients ever saw this session connected (its panes may sit in their state). */
+  let connectedOnce = returning
   let downAnnounced = false
   let stopped = false
   let settling = false
@@ -389,6 +397,7 @@ function createSessionIngester(session: string, deps: IngestDeps, opts: IngestOp
     seeded = true
     for (const a of book.panes()) ensureWatcher(a)
     state = 'connected'
+    connectedOnce = true
     downAnnounced = false
     lastWarn = ''
     dropped = 0
@@ -441,6 +450,7 @@ function createSessionIngester(session: string, deps: IngestDeps, opts: IngestOp
 
   return {
     state: () => state,
+    everConnected: () => connectedOnce,
     settled: () => (state === 'connected' && !settling ? Promise.resolve() : new Promise<void>((r) => settledWaiters.push(r))),
     stop() {
       if (stopped) return

@@ -19,6 +19,38 @@ export class HerdrError extends Error {
 
 let nextId = 0
 const MAX_LINE = 64 * 1024 * 1024
+/** Events are small; a line this long is a broken or hostile peer. */
+const MAX_EVENT_LINE = 16 * 1024 * 1024
+
+/**
+ * Feeds a byte stream, calls `onLine` per complete line (return false to stop), and `onOverflow`
+ * once a partial line passes `max` characters. Only new data is searched for the newline, so a
+ * long line arriving in many chunks costs linear time, not a rescan of the buffer per chunk.
+ */
+function lineSplitter(max: number, onLine: (line: string) => boolean | void, onOverflow: () => void): (chunk: string) => void {
+  let parts: string[] = []
+  let size = 0
+  return (chunk) => {
+    let at = 0
+    for (;;) {
+      const nl = chunk.indexOf('\n', at)
+      if (nl < 0) {
+        if (at < chunk.length) {
+          parts.push(at ? chunk.slice(at) : chunk)
+          size += chunk.length - at
+        }
+        if (size > max) onOverflow()
+        return
+      }
+      const tail = chunk.slice(at, nl)
+      const line = parts.length ? parts.join('') + tail : tail
+      parts = []
+      size = 0
+      at = nl + 1
+      if (onLine(line) === false) return
+    }
+  }
+}
 
 /**
  * One request on its own connection, as herdr requires: it reads the first line, replies once
@@ -29,7 +61,6 @@ export function herdrRequest<T = any>(socketPath: string, method: string, params
   const session = opts.session ?? 'default'
   const timeoutMs = opts.timeoutMs ?? 15_000
   return new Promise<T>((resolve, reject) => {
-    let buf = ''
     let settled = false
     const sock = createConnection(socketPath)
     const done = (err: Error | null, value?: T) => {
@@ -43,24 +74,25 @@ export function herdrRequest<T = any>(socketPath: string, method: string, params
     const timer = setTimeout(() => done(new HerdrError('timeout', `no reply to ${method} within ${timeoutMs / 1000} s`, session)), timeoutMs)
     sock.setEncoding('utf8')
     sock.on('connect', () => sock.write(JSON.stringify({ id, method, params }) + '\n'))
-    sock.on('data', (chunk: string) => {
-      buf += chunk
-      if (buf.length > MAX_LINE) return done(new HerdrError('unreachable', `reply to ${method} exceeds ${MAX_LINE} bytes`, session))
-      let nl: number
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl)
-        buf = buf.slice(nl + 1)
-        if (!line.trim()) continue
+    const feed = lineSplitter(
+      MAX_LINE,
+      (line) => {
+        if (settled) return false
+        if (!line.trim()) return
         let msg: any
         try {
           msg = JSON.parse(line)
         } catch {
           return done(new HerdrError('unreachable', `unparsable reply to ${method}`, session))
         }
-        if (msg.event !== undefined || (msg.id !== id && msg.id !== '')) continue
+        if (msg.event !== undefined || (msg.id !== id && msg.id !== '')) return
         if (msg.error) return done(new HerdrError(String(msg.error.code ?? 'error'), String(msg.error.message ?? ''), session))
         return done(null, msg.result as T)
-      }
+      },
+      () => done(new HerdrError('unreachable', `reply to ${method} exceeds ${MAX_LINE} bytes`, session)),
+    )
+    sock.on('data', (chunk: string) => {
+      if (!settled) feed(chunk)
     })
     sock.on('error', (err: NodeJS.ErrnoException) => done(new HerdrError('unreachable', `cannot reach herdr at ${socketPath}: ${err.code ?? err.message}`, session)))
     sock.on('close', () => done(new HerdrError('unreachable', `herdr closed the connection without replying to ${method}`, session)))
@@ -82,7 +114,6 @@ export function herdrSubscribe(
   opts: { ackTimeoutMs?: number; session?: string } = {},
 ): Subscription {
   const id = `bridge-events-${++nextId}`
-  let buf = ''
   let acked = false
   let closed = false
   const sock: Socket = createConnection(socketPath)
@@ -93,33 +124,36 @@ export function herdrSubscribe(
     sock.destroy()
     handlers.onClose(reason)
   }
-  const timer = setTimeout(() => finish('no subscription ack within 15 s'), opts.ackTimeoutMs ?? 15_000)
+  const ackMs = opts.ackTimeoutMs ?? 15_000
+  const timer = setTimeout(() => finish(`no subscription ack within ${ackMs / 1000} s`), ackMs)
   sock.setEncoding('utf8')
   sock.on('connect', () => sock.write(JSON.stringify({ id, method: 'events.subscribe', params: { subscriptions } }) + '\n'))
-  sock.on('data', (chunk: string) => {
-    buf += chunk
-    let nl: number
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      const line = buf.slice(0, nl)
-      buf = buf.slice(nl + 1)
-      if (!line.trim() || closed) continue
+  const feed = lineSplitter(
+    MAX_EVENT_LINE,
+    (line) => {
+      if (closed) return false
+      if (!line.trim()) return
       let msg: any
       try {
         msg = JSON.parse(line)
       } catch {
-        continue
+        return
       }
       if (!acked) {
-        if (msg.error) return finish(`subscribe refused: ${msg.error.code}: ${msg.error.message}`)
-        if (msg.result?.type === 'subscription_started') {
+        if (msg?.error) return finish(`subscribe refused: ${msg.error.code}: ${msg.error.message}`)
+        if (msg?.result?.type === 'subscription_started') {
           acked = true
           clearTimeout(timer)
           handlers.onAck?.()
         }
-        continue
+        return
       }
-      if (typeof msg.event === 'string') handlers.onEvent(msg.event, msg.data ?? {})
-    }
+      if (typeof msg?.event === 'string') handlers.onEvent(msg.event, msg.data ?? {})
+    },
+    () => finish(`event line exceeds ${MAX_EVENT_LINE} bytes`),
+  )
+  sock.on('data', (chunk: string) => {
+    if (!closed) feed(chunk)
   })
   sock.on('error', (err: NodeJS.ErrnoException) => finish(`socket error: ${err.code ?? err.message}`))
   sock.on('close', () => finish('socket closed'))

@@ -59,6 +59,11 @@ export function startsMenu(line: string, markers = /^❯\s*/): boolean {
   return numberedOption(line, markers)?.index === 1
 }
 
+/** A menu counts up: false when `n` does not follow the options so far (no number twice). */
+export function countsUp(options: CardOption[], n: NumberedLine): boolean {
+  return !options.length || n.index > options[options.length - 1].index
+}
+
 export function toOption(n: NumberedLine): CardOption {
   return { index: n.index, label: n.label, selected: n.selected }
 }

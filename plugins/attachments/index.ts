@@ -1,3 +1,4 @@
+import * as v from 'valibot'
 import { rename, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { definePlugin, defineRoute, type PluginContext, type RouteDef } from '../../core/plugin.ts'
@@ -41,6 +42,7 @@ function route(kind: Kind): RouteDef {
     auth: 'device',
     bodyType: 'raw',
     describe: kind.dir === 'images' ? 'Attach an image (png, jpeg, gif, webp)' : 'Attach a document (pdf, docx, pptx)',
+    response: v.object({ path: v.string(), relative_path: v.string(), content_type: v.string(), bytes: v.pipe(v.number(), v.integer(), v.minValue(1)) }),
     async handler({ event, query, ctx }) {
       const request = event.req as Request
       if (!query.pane) fail(400, 'want ?pane=<pane_id>')

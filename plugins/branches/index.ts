@@ -19,6 +19,21 @@ export default definePlugin({
       auth: 'device',
       errors: 'json',
       describe: "What deleting a space's branch would do",
+      response: v.object({
+        workspace_id: v.string(),
+        repo_root: v.string(),
+        checkout_path: v.string(),
+        branch: v.string(),
+        default_branch: v.string(),
+        is_default: v.boolean(),
+        checked_out_elsewhere: v.array(v.string()),
+        merged: v.boolean(),
+        merged_into: v.string(),
+        unmerged_commits: v.pipe(v.number(), v.integer()),
+        upstream: v.string(),
+        deletable: v.boolean(),
+        blocked_reason: v.string(),
+      }),
       async handler({ query, ctx }) {
         if (!query.workspace_id) fail(400, 'want ?workspace_id=<workspace_id>')
         const ref = await ctx.herdr.resolve(query.workspace_id)
@@ -39,6 +54,16 @@ export default definePlugin({
       auth: 'device',
       errors: 'json',
       describe: 'Delete a local branch (never the remote one) after the safety rules',
+      response: v.object({
+        branch: v.string(),
+        deleted: v.literal(true),
+        forced: v.boolean(),
+        merged: v.boolean(),
+        merged_into: v.string(),
+        sha: v.string(),
+        upstream: v.string(),
+        remote_deleted: v.literal(false),
+      }),
       body: v.object({
         repo_root: v.pipe(v.string(), v.nonEmpty()),
         branch: v.pipe(v.string(), v.nonEmpty()),

@@ -1,3 +1,4 @@
+import * as v from 'valibot'
 import { definePlugin, defineRoute, type PluginContext } from '../../core/plugin.ts'
 import { fail } from '../../core/respond.ts'
 import { HerdrError } from '../../core/herdr/index.ts'
@@ -18,6 +19,33 @@ export default definePlugin({
       path: '/diff',
       auth: 'device',
       describe: "An agent pane's pending git changes",
+      response: v.object({
+        branch: v.string(),
+        git: v.object({
+          repo: v.boolean(),
+          root: v.string(),
+          branch: v.string(),
+          default_branch: v.string(),
+          default_ref: v.string(),
+          remote: v.string(),
+          upstream: v.string(),
+          ahead: v.pipe(v.number(), v.integer()),
+          behind: v.pipe(v.number(), v.integer()),
+          dirty: v.boolean(),
+          changed: v.pipe(v.number(), v.integer()),
+          operation: v.optional(v.picklist(['merge', 'rebase', 'cherry-pick', 'revert'])),
+        }),
+        files: v.array(
+          v.object({
+            path: v.string(),
+            old_path: v.optional(v.string()),
+            status: v.picklist(['modified', 'added', 'deleted', 'renamed', 'untracked']),
+            additions: v.pipe(v.number(), v.integer()),
+            deletions: v.pipe(v.number(), v.integer()),
+            diff: v.string(),
+          }),
+        ),
+      }),
       async handler({ query, ctx }) {
         const cwd = await agentCwd(ctx, query.pane)
         const contextOnly = query.context === '1' || query.context === 'true'
@@ -35,6 +63,7 @@ export default definePlugin({
       path: '/diff/expand',
       auth: 'device',
       describe: 'Lines of a working-tree file around a hunk',
+      response: v.object({ path: v.string(), start: v.pipe(v.number(), v.integer(), v.minValue(1)), lines: v.array(v.string()), eof: v.boolean(), total: v.pipe(v.number(), v.integer()) }),
       async handler({ query, ctx }) {
         if (!query.pane) fail(400, 'want ?pane=<pane_id>')
         if (!query.path) fail(400, 'want ?path=<repo-relative path>')

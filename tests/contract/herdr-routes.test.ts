@@ -1,12 +1,14 @@
 // Routes that need herdr, against the simulator: their real 200 bodies match the shapes
 // GET /openapi.json documents (manifest valibot schema and the published JSON Schema).
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { execFileSync } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSim } from '../harness/sim.ts'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import { createConformance } from './conform.ts'
+import { PDF, PNG } from '../attachments/samples.ts'
 
 let home: string
 let sim: Awaited<ReturnType<typeof startSim>>
@@ -14,6 +16,20 @@ let bridge: TestBridge
 let conforms: ReturnType<typeof createConformance>
 let pane: string
 let shellPane: string
+let workspace: string
+let cwd: string
+
+/** A repo on `main` with a merged branch `feature`, one modified and one untracked file. */
+function makeRepo(dir: string) {
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, stdio: 'pipe' })
+  git('init', '-q', '-b', 'main')
+  writeFileSync(join(dir, 'a.txt'), Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join('\n') + '\n')
+  git('add', '.')
+  git('commit', '-q', '-m', 'one')
+  git('branch', 'feature')
+  writeFileSync(join(dir, 'a.txt'), Array.from({ length: 20 }, (_, i) => `line ${i === 9 ? 'ten' : i + 1}`).join('\n') + '\n')
+  writeFileSync(join(dir, 'new.txt'), 'hello\n')
+}
 
 async function until<T>(fn: () => Promise<T | undefined>, what: string, ms = 20_000): Promise<T> {
   const deadline = Date.now() + ms
@@ -33,8 +49,9 @@ beforeAll(async () => {
   sim = await startSim({ home, testMode: true })
   // The simulator's fake agents on the bridge's PATH: `claude` counts as installed.
   bridge = await startBridge({ home, env: { PATH: sim.clientEnv().PATH } })
-  const cwd = join(home, 'repo')
+  cwd = join(home, 'repo')
   mkdirSync(cwd, { recursive: true })
+  makeRepo(cwd)
   const doc = await (await req('/openapi.json', { token: null })).json()
   conforms = createConformance(bridge, doc)
   const r = await sim.request('sim.create_agent_pane', {
@@ -45,6 +62,7 @@ beforeAll(async () => {
   pane = r.pane.pane_id
   const ws = await sim.request('workspace.create', { cwd, focus: false })
   shellPane = ws.root_pane.pane_id
+  workspace = ws.workspace.workspace_id
 })
 
 afterAll(async () => {
@@ -114,5 +132,28 @@ describe('herdr-backed routes match their documented 200 bodies', () => {
     expect(restarted).toEqual(expect.objectContaining({ restarted: true, history_kept: false }))
     expect(await conforms('POST', '/agent/stop', await post('/agent/stop', { pane_id: created.pane_id }))).toEqual({ stopped: true, pane_id: created.pane_id, kind: 'claude' })
     expect(await conforms('POST', '/pane/close', await post('/pane/close', { pane_id: created.pane_id }))).toEqual({ closed: true, pane_id: created.pane_id })
+  })
+
+  it('GET /diff, GET /diff/expand', async () => {
+    const diff = await conforms('GET', '/diff', await req(`/diff?pane=${encodeURIComponent(pane)}`))
+    expect(diff.files.map((f: any) => [f.path, f.status])).toEqual([
+      ['a.txt', 'modified'],
+      ['new.txt', 'untracked'],
+    ])
+    const slice = await conforms('GET', '/diff/expand', await req(`/diff/expand?pane=${encodeURIComponent(pane)}&path=a.txt&start=1&count=3`))
+    expect(slice).toEqual({ path: 'a.txt', start: 1, lines: ['line 1', 'line 2', 'line 3'], eof: false, total: 20 })
+  })
+
+  it('GET /branch-info, POST /branch-delete', async () => {
+    const info = await conforms('GET', '/branch-info', await req(`/branch-info?workspace_id=${encodeURIComponent(workspace)}`))
+    expect(info.workspace_id).toBe(workspace)
+    const deleted = await conforms('POST', '/branch-delete', await post('/branch-delete', { repo_root: cwd, branch: 'feature' }))
+    expect(deleted).toEqual(expect.objectContaining({ branch: 'feature', deleted: true, forced: false, merged: true, remote_deleted: false }))
+  })
+
+  it('POST /image, POST /file', async () => {
+    const raw = (path: string, body: Buffer) => req(`${path}?pane=${encodeURIComponent(pane)}`, { method: 'POST', body: new Uint8Array(body), headers: { 'content-type': 'application/octet-stream' } })
+    expect(await conforms('POST', '/image', await raw('/image', PNG))).toEqual(expect.objectContaining({ content_type: 'image/png', bytes: PNG.length }))
+    expect(await conforms('POST', '/file', await raw('/file', PDF))).toEqual(expect.objectContaining({ content_type: 'application/pdf', bytes: PDF.length }))
   })
 })

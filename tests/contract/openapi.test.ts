@@ -107,6 +107,15 @@ describe('GET /openapi.json', () => {
 describe('real responses match the documented shapes', () => {
   const conforms = (method: string, path: string, res: Response) => createConformance(b, doc)(method, path, res)
 
+  it('the check fails a body that breaks the documented shape', async () => {
+    const wrong = () => new Response(JSON.stringify({ server_id: 'x', server_name: 'y', version: 'seven' }), { status: 200 })
+    await expect(conforms('GET', '/info', wrong())).rejects.toThrow(/valibot/)
+    // The published JSON Schema on its own rejects it too.
+    const schema = doc.paths['/info'].get.responses['200'].content['application/json'].schema
+    expect(schema).toEqual(expect.objectContaining({ type: 'object', required: ['server_id', 'server_name', 'version'] }))
+    expect(schema.properties.version).toEqual({ type: 'number' })
+  })
+
   it('GET /healthz', async () => {
     expect(await conforms('GET', '/healthz', await b.request('/healthz', { token: null }))).toEqual({ ok: true })
   })

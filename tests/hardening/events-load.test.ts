@@ -5,7 +5,7 @@ import { WebSocket } from 'undici'
 import { startStack, type Stack } from '../harness/stack.ts'
 import { openEvents, openStalled, type Frames } from '../events/ws-client.ts'
 import { newPane, setStatus, assertContiguous, isStatus } from '../events/common.ts'
-import { until } from './util.ts'
+import { until, retainedHeap, MB } from './util.ts'
 
 let st: Stack
 afterAll(async () => {
@@ -27,6 +27,7 @@ test(`${TOTAL} WebSocket clients connect and disconnect on /events while events 
   await (st.bridge.bridge.ctx.services.get('herdr.ingest') as any).settled()
   const bus = st.bridge.bridge.ctx.bus
   const baseline = bus.subscriberCount
+  const heapBefore = await retainedHeap()
   const { pane } = await newPane(st.sim)
   const url = `${st.bridge.wsUrl}/events?token=${st.bridge.adminToken}`
 
@@ -93,7 +94,8 @@ test(`${TOTAL} WebSocket clients connect and disconnect on /events while events 
   for (const c of stayers) c.close()
   await Promise.all(stayers.map((c) => c.closed))
   await until(() => bus.subscriberCount === baseline, `subscriber count back to ${baseline} (now ${bus.subscriberCount})`)
-  expect(stayers.length).toBe(Array.from({ length: TOTAL }, (_, i) => kindOf(i)).filter((k) => k === 'stay').length)
+  const stayed = stayers.length
+  expect(stayed).toBe(Array.from({ length: TOTAL }, (_, i) => kindOf(i)).filter((k) => k === 'stay').length)
   // A fresh client still works after the storm.
   const after = openEvents(url)
   await after.next((f) => f.type === 'snapshot')
@@ -101,5 +103,42 @@ test(`${TOTAL} WebSocket clients connect and disconnect on /events while events 
   after.close()
   await after.closed
   await until(() => bus.subscriberCount === baseline, 'subscriber count back to baseline after the last client')
-  console.log(`events-load: ${TOTAL} clients (${stayers.length} stayed) connected in ${connectMs} ms`)
+  // Nothing per socket outlives it (both ends live in this process, so this bounds both).
+  stayers.length = 0
+  const grown = (await retainedHeap()) - heapBefore
+  console.log(`events-load: ${TOTAL} clients connected in ${connectMs} ms; retained heap after: ${(grown / MB).toFixed(1)} MB`)
+  expect(grown).toBeLessThan(48 * MB)
 }, 120_000)
+
+test('a device revoked while 200 of its /events sockets are open: all close with 1008 at once, other clients keep their gap-free stream, no subscription leaks', async () => {
+  st ??= await startStack()
+  await (st.bridge.bridge.ctx.services.get('herdr.ingest') as any).settled()
+  const bus = st.bridge.bridge.ctx.bus
+  const baseline = bus.subscriberCount
+  const device = await st.bridge.pair('load-phone')
+  const mine: Frames[] = []
+  for (let i = 0; i < 200; i++) mine.push(openEvents(`${st.bridge.wsUrl}/events?token=${device.bearer}`))
+  const admin = openEvents(`${st.bridge.wsUrl}/events?token=${st.bridge.adminToken}`)
+  await Promise.all([...mine, admin].map((c) => c.next((f) => f.type === 'snapshot')))
+  expect(bus.subscriberCount).toBe(baseline + 201)
+
+  const ticker = setInterval(() => bus.publish('bridge', 'load_tick', { n: bus.seq }), 5)
+  try {
+    const res = await st.bridge.request('/admin/devices/revoke', { method: 'POST', json: { id: device.id } })
+    expect(res.status).toBe(200)
+    for (const c of mine) expect(await c.closed).toEqual({ code: 1008, reason: 'device revoked' })
+  } finally {
+    clearInterval(ticker)
+  }
+  await until(() => bus.subscriberCount === baseline + 1, 'only the admin client subscribed')
+  // The revoked bearer cannot come back.
+  const again = openEvents(`${st.bridge.wsUrl}/events?token=${device.bearer}`)
+  expect((await again.closed).code).not.toBe(1000)
+  expect(again.frames).toEqual([])
+  const end = bus.publish('bridge', 'test_end', {})
+  await admin.next((f) => f.seq === end.seq)
+  expect(assertContiguous(admin).last).toBe(end.seq)
+  admin.close()
+  await admin.closed
+  await until(() => bus.subscriberCount === baseline, 'subscriber count back to baseline')
+}, 60_000)

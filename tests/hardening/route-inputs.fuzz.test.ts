@@ -125,3 +125,53 @@ describe('methods and JSON bodies (property)', () => {
     )
   })
 })
+
+describe('request bodies are capped while they are read', () => {
+  /** Streams a chunked body until the server answers; returns the status line and bytes sent. */
+  async function chunkedUntilAnswer(path: string, headers: Record<string, string>, limit: number): Promise<{ status: number; sent: number }> {
+    const { default: net } = await import('node:net')
+    const u = new URL(stack.bridge.url)
+    const sock = net.connect(Number(u.port), u.hostname)
+    await new Promise<void>((r, j) => {
+      sock.once('connect', () => r())
+      sock.once('error', j)
+    })
+    const head = Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('')
+    sock.write(`POST ${path} HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n${head}\r\n`)
+    let answer = ''
+    let sent = 0
+    const answered = new Promise<void>((resolve) => {
+      sock.on('data', (d) => {
+        answer += d.toString()
+        if (answer.includes('\r\n')) resolve()
+      })
+      sock.on('close', () => resolve())
+      sock.on('error', () => resolve())
+    })
+    const chunk = Buffer.alloc(64 * 1024, 0x20)
+    const frame = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')])
+    let done = false
+    void answered.then(() => (done = true))
+    while (!done && sent < limit && !sock.destroyed) {
+      if (!sock.write(frame)) await Promise.race([new Promise((r) => sock.once('drain', r)), answered])
+      sent += chunk.length
+    }
+    await Promise.race([answered, new Promise((r) => setTimeout(r, 10_000))])
+    sock.destroy()
+    return { status: Number(answer.slice(9, 12)) || 0, sent }
+  }
+
+  it('a chunked JSON body with no Content-Length is refused with 413 once past 1 MiB, without reading the rest (unauthenticated route)', async () => {
+    const r = await chunkedUntilAnswer('/pair', {}, 64 << 20)
+    expect(r.status).toBe(413)
+    expect(r.sent).toBeLessThan(64 << 20)
+  })
+
+  it('the same on an authenticated route', async () => {
+    const r = await chunkedUntilAnswer('/agent-mode/cycle', { authorization: `Bearer ${stack.bridge.adminToken}` }, 64 << 20)
+    expect(r.status).toBe(413)
+    expect(r.sent).toBeLessThan(64 << 20)
+  })
+})

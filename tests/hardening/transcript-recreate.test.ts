@@ -135,4 +135,23 @@ describe('/agent-transcript: transcript file deleted and recreated while streami
     c.close()
     first.c.close()
   })
+
+  it('herdr stopped and restarted while streaming: the stream keeps tailing throughout; a new connection while down is 502', async () => {
+    const file = join(projDir, 'hd1.jsonl')
+    writeFileSync(file, lines('hd1', 1, 2))
+    const pane = await agentPane('hd1')
+    const { c } = await open(pane, 2)
+    await stack.sim.stopSession('default')
+    appendFileSync(file, msg(3, 'hd1') + '\n')
+    await expectLive(c, [3], ['message 3'])
+    const res = await fetch(`${stack.bridge.url}/agent-transcript?pane=${encodeURIComponent(pane)}&token=${stack.bridge.adminToken}`)
+    expect(res.status).toBe(502)
+    expect(await res.text()).toMatch(/^herdr: unreachable: [^\n]+$/)
+    // The socket still answers paging while herdr is away.
+    for (let i = 0; i < 3; i++) expect(await roundTrip(c, 3)).toMatchObject({ type: 'page_complete', requested_before_seq: 3 })
+    await stack.sim.startSession('default')
+    appendFileSync(file, msg(4, 'hd1') + '\n')
+    await expectLive(c, [4], ['message 4'])
+    c.close()
+  })
 })

@@ -4,7 +4,7 @@
  */
 import { defineAgentKind } from '../../../core/agent-kinds.ts'
 import type { CardOption, ScreenParse } from '../../../core/card.ts'
-import { cleanText, isBlank, isBoxOnly, isChrome, isQuestionShaped, isRule, numberedOption, screenLines, toOption, truncate, unbox } from '../text.ts'
+import { cleanText, isBlank, isBoxOnly, isChrome, isQuestionShaped, isRule, numberedOption, screenLines, toOption, truncate, unbox, countsUp } from '../text.ts'
 import { summarizeGeneric } from './generic.ts'
 
 const MARKERS = /^[›❯>]\s*/
@@ -23,7 +23,7 @@ export function parseCodexScreen(screen: string): ScreenParse | null {
   const options: CardOption[] = []
   for (let i = anchor; i < ls.length; i++) {
     const n = numberedOption(ls[i], MARKERS)
-    if (n) options.push(toOption(n))
+    if (n && countsUp(options, n)) options.push(toOption(n))
   }
   // The question sits above the command being approved; the lines between are the context.
   let qi = -1

@@ -4,7 +4,7 @@
  */
 import { defineAgentKind } from '../../../core/agent-kinds.ts'
 import type { CardOption, ScreenParse, Summary, SummaryInput } from '../../../core/card.ts'
-import { cleanText, isBlank, isBoxOnly, isChrome, isQuestionShaped, isRule, numberedOption, readableLines, screenLines, toOption, truncate } from '../text.ts'
+import { cleanText, isBlank, isBoxOnly, isChrome, isQuestionShaped, isRule, numberedOption, readableLines, screenLines, toOption, truncate, countsUp } from '../text.ts'
 
 interface Panel {
   title: string
@@ -47,7 +47,9 @@ export function parseHermesScreen(screen: string): ScreenParse | null {
   for (const l of blocker.lines) {
     if (isBlank(l) || isRule(l) || isBoxOnly(l) || isChrome(l)) continue
     const n = numberedOption(l, /^[❯›>]\s*/)
-    if (n) options.push(toOption(n))
+    if (n) {
+      if (countsUp(options, n)) options.push(toOption(n))
+    }
     else if (!options.length) {
       if (isQuestionShaped(l)) question = cleanText(l)
       else firstContent ||= cleanText(l)

@@ -5,7 +5,7 @@
  */
 import { defineAgentKind } from '../../../core/agent-kinds.ts'
 import type { CardOption, ScreenParse, Summary, SummaryInput } from '../../../core/card.ts'
-import { cleanText, isBlank, isChrome, isRule, isBoxOnly, numberedOption, readableLines, screenLines, toOption, truncate } from '../text.ts'
+import { cleanText, isBlank, isChrome, isRule, isBoxOnly, numberedOption, readableLines, screenLines, toOption, truncate, countsUp } from '../text.ts'
 import { opencodeQuestionService } from '../opencode-service.ts'
 
 const GUTTER = /^\s*┃/
@@ -38,7 +38,9 @@ export function parseOpencodeScreen(screen: string): ScreenParse | null {
       continue
     }
     const n = numberedOption(l, /^[❯›>]\s*/)
-    if (n) options.push(toOption(n))
+    if (n) {
+      if (countsUp(options, n)) options.push(toOption(n))
+    }
     else if (!options.length && !question && !isBlank(l)) question = cleanText(l)
   }
   // opencode marks the highlighted choice by colour alone; Enter takes the first by default.
