@@ -84,10 +84,15 @@ function readQuoted(s: string, from: number): { value: string; end: number } | n
     const ch = s[i]
     if (ch === '"') return { value: Buffer.from(bytes).toString('utf8'), end: i + 1 }
     if (ch !== '\\') {
-      for (const b of Buffer.from(ch, 'utf8')) bytes.push(b)
+      // Whole code points: an astral character is two UTF-16 units, and one alone is not UTF-8.
+      const cp = s.codePointAt(i)!
+      const whole = String.fromCodePoint(cp)
+      for (const b of Buffer.from(whole, 'utf8')) bytes.push(b)
+      i += whole.length - 1
       continue
     }
     const next = s[++i]
+    if (next === undefined) return null // a trailing backslash: not git's quoting
     if (next >= '0' && next <= '7') {
       bytes.push(parseInt(s.slice(i, i + 3), 8))
       i += 2

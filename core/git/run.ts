@@ -5,7 +5,8 @@
  *   runGit(cwd, args, opts?) → {stdout, stderr, exitCode}   never throws on a non-zero exit
  *   gitOk(cwd, args, opts?)  → stdout                        throws GitFailure on a non-zero exit
  *
- * Every call: 15 s deadline, no shell, GIT_OPTIONAL_LOCKS=0 (a read never takes index.lock from
+ * Every call: 15 s deadline (BRIDGE_GIT_TIMEOUT_MS in the bridge's env overrides it; a hung git
+ * — an fsmonitor hook, a stuck network filesystem — is killed then), no shell, GIT_OPTIONAL_LOCKS=0 (a read never takes index.lock from
  * under the agent), no pager, no colour, no prompts, hooks off (core.hooksPath=/dev/null), paths
  * printed raw (core.quotePath=false). Callers put `--` before paths and use --no-ext-diff and
  * --no-textconv on diff commands; options are never built from client input.
@@ -13,6 +14,12 @@
 import { execa } from 'execa'
 
 export const GIT_TIMEOUT_MS = 15_000
+
+/** The deadline for git in this environment: BRIDGE_GIT_TIMEOUT_MS when it is a positive number. */
+export function gitTimeoutMs(env: NodeJS.ProcessEnv | undefined): number {
+  const n = Number(env?.BRIDGE_GIT_TIMEOUT_MS)
+  return Number.isFinite(n) && n > 0 ? n : GIT_TIMEOUT_MS
+}
 
 export interface GitResult {
   stdout: string
@@ -40,8 +47,8 @@ export class GitFailure extends Error {
 }
 
 export async function runGit(cwd: string, args: string[], opts: GitOptions = {}): Promise<GitResult> {
-  const timeout = opts.timeoutMs ?? GIT_TIMEOUT_MS
   const base = opts.env ?? process.env
+  const timeout = opts.timeoutMs ?? gitTimeoutMs(base)
   const env: NodeJS.ProcessEnv = {
     ...base,
     GIT_OPTIONAL_LOCKS: '0',

@@ -97,6 +97,9 @@ export function startIngest(deps: IngestDeps, opts: IngestOptions = {}): Ingest 
     for (const s of removed) {
       const i = sessions.get(s)
       if (i?.everConnected()) returning.add(s)
+      // Its socket is gone from the scan while our subscription still ran: say so, or clients
+      // would keep a session that no longer reports anything.
+      if (i?.state() === 'connected') deps.bus.publish('bridge', 'multiplexer_disconnected', { reason: 'session no longer listed', session: s })
       i?.stop()
       sessions.delete(s)
     }

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { HttpError } from '../../core/respond.ts'
+import { realLocationSync } from '../../core/real-location.ts'
 import { rootOf, type BrowseRoot } from './roots.ts'
 
 /** Most entries one listing returns; the rest are cut and `truncated` is set. */
@@ -32,8 +33,9 @@ const OUTSIDE = 'path is outside the browsable roots'
 
 /**
  * Resolves a caller path for browsing: `..` and symlinks are resolved before the root check, and a
- * path that does not resolve is "missing" only when it lies nominally inside a root; outside, it
- * gets the same 403 as an existing path, so nothing outside the roots can be probed.
+ * path that does not resolve is "missing" only when it lies inside a root both nominally and
+ * after resolving its existing part; otherwise it gets the same 403 as an existing path, so
+ * nothing outside the roots can be probed (not even through a symlink that leads out).
  */
 export function resolveBrowsePath(input: string, roots: BrowseRoot[]): string {
   if (!isAbsolute(input)) throw new HttpError(400, 'path must be absolute')
@@ -43,7 +45,9 @@ export function resolveBrowsePath(input: string, roots: BrowseRoot[]): string {
   try {
     real = realpathSync(nominal)
   } catch {
-    throw new HttpError(rootOf(nominal, roots) ? 404 : 403, rootOf(nominal, roots) ? 'no such directory' : OUTSIDE)
+    // Judged by where the existing part leads, so a symlink inside a root cannot probe outside it.
+    if (rootOf(nominal, roots) && rootOf(realLocationSync(nominal), roots)) throw new HttpError(404, 'no such directory')
+    throw new HttpError(403, OUTSIDE)
   }
   if (!rootOf(real, roots)) throw new HttpError(403, OUTSIDE)
   let isDir = false

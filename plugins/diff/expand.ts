@@ -6,6 +6,7 @@ import { constants } from 'node:fs'
 import { isAbsolute, join, relative, sep } from 'node:path'
 import { HttpError } from '../../core/respond.ts'
 import { decodeText } from '../../core/git/untracked.ts'
+import { realLocation } from '../../core/real-location.ts'
 
 export const EXPAND_MAX_LINES = 400
 export const EXPAND_MAX_BYTES = 4 * 1024 * 1024
@@ -45,14 +46,20 @@ export async function confine(tree: string, path: string): Promise<string> {
   const nominal = join(base, path)
   const rel = relative(base, nominal)
   if (rel === '' || rel.startsWith('..') || isAbsolute(rel) || rel.split(sep).includes('.git')) throw escapes()
+  const outside = (p: string) => {
+    const r = relative(base, p)
+    return r === '' || r.startsWith('..') || isAbsolute(r) || r.split(sep).includes('.git')
+  }
   let real: string
   try {
     real = await realpath(nominal)
   } catch {
+    // Missing: judged by where its existing part leads, so a symlink out of the tree cannot
+    // probe which files exist outside it.
+    if (outside(await realLocation(nominal))) throw escapes()
     throw new HttpError(404, `no such file: ${path}`)
   }
-  const relReal = relative(base, real)
-  if (relReal === '' || relReal.startsWith('..') || isAbsolute(relReal) || relReal.split(sep).includes('.git')) throw escapes()
+  if (outside(real)) throw escapes()
   return real
 }
 

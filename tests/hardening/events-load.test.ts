@@ -5,7 +5,7 @@ import { WebSocket } from 'undici'
 import { startStack, type Stack } from '../harness/stack.ts'
 import { openEvents, openStalled, type Frames } from '../events/ws-client.ts'
 import { newPane, setStatus, assertContiguous, isStatus } from '../events/common.ts'
-import { until, retainedHeap, MB } from './util.ts'
+import { until, retainedHeap, activeTimers, MB } from './util.ts'
 
 let st: Stack
 afterAll(async () => {
@@ -18,7 +18,7 @@ const TOTAL = Number(process.env.HARDENING_WS_CLIENTS ?? 1000)
 const WAVE = 250
 
 type Kind = 'stay' | 'close-at-once' | 'close-after-snapshot' | 'abrupt'
-/** Six in ten stay (600 open at the end, up to 850 at once); the rest leave in three ways. */
+/** Six in ten stay (600 open at the end, ~700 at once during the last wave); the rest leave in three ways. */
 const PATTERN: Kind[] = ['stay', 'close-at-once', 'stay', 'close-after-snapshot', 'stay', 'abrupt', 'stay', 'close-after-snapshot', 'stay', 'stay']
 const kindOf = (i: number): Kind => PATTERN[i % PATTERN.length]
 
@@ -28,6 +28,7 @@ test(`${TOTAL} WebSocket clients connect and disconnect on /events while events 
   const bus = st.bridge.bridge.ctx.bus
   const baseline = bus.subscriberCount
   const heapBefore = await retainedHeap()
+  const timersBefore = activeTimers()
   const { pane } = await newPane(st.sim)
   const url = `${st.bridge.wsUrl}/events?token=${st.bridge.adminToken}`
 
@@ -66,7 +67,6 @@ test(`${TOTAL} WebSocket clients connect and disconnect on /events while events 
         }
       }
       await Promise.all(wave)
-      if (process.env.HARDENING_DEBUG) console.log(`wave ${w}: ${Date.now() - started} ms, seq ${bus.seq}`)
     }
     // Real status deltas reach the last stayer too.
     const last = stayers[stayers.length - 1]
@@ -90,12 +90,14 @@ test(`${TOTAL} WebSocket clients connect and disconnect on /events while events 
   // Clients that left did so with a normal close, none was dropped by the server.
   for (const code of (await Promise.all(closings)).map((x) => x.code)) expect(code).toBe(1000)
 
-  expect(bus.subscriberCount).toBe(baseline + stayers.length)
+  // The abrupt ones vanished without a close frame: the server notices their TCP close a moment later.
+  await until(() => bus.subscriberCount === baseline + stayers.length, `subscribers = baseline + ${stayers.length} stayers (now ${bus.subscriberCount - baseline})`)
   for (const c of stayers) c.close()
   await Promise.all(stayers.map((c) => c.closed))
   await until(() => bus.subscriberCount === baseline, `subscriber count back to ${baseline} (now ${bus.subscriberCount})`)
-  const stayed = stayers.length
-  expect(stayed).toBe(Array.from({ length: TOTAL }, (_, i) => kindOf(i)).filter((k) => k === 'stay').length)
+  // Every socket's heartbeat timer went with it.
+  await until(() => activeTimers() <= timersBefore + 2, `active timers back to ~${timersBefore} (now ${activeTimers()})`)
+  expect(stayers.length).toBe(Array.from({ length: TOTAL }, (_, i) => kindOf(i)).filter((k) => k === 'stay').length)
   // A fresh client still works after the storm.
   const after = openEvents(url)
   await after.next((f) => f.type === 'snapshot')
@@ -138,7 +140,7 @@ test('a device revoked while 200 of its /events sockets are open: all close with
   expect(again.frames).toEqual([])
   const end = bus.publish('bridge', 'test_end', {})
   await admin.next((f) => f.seq === end.seq)
-  expect(assertContiguous(admin).last).toBe(end.seq)
+  expect(assertContiguous(admin).last).toBeGreaterThanOrEqual(end.seq)
   admin.close()
   await admin.closed
   await until(() => bus.subscriberCount === baseline, 'subscriber count back to baseline')

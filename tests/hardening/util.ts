@@ -54,3 +54,6 @@ export async function retainedHeap(): Promise<number> {
 }
 
 export const MB = 1024 * 1024
+
+/** Live Timeout handles in this process (intervals and timeouts a stream holds while open). */
+export const activeTimers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length
