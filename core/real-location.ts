@@ -14,7 +14,7 @@ import { dirname, join, basename } from 'node:path'
 /** `abs` must be absolute and normalised (no `..`). */
 export function realLocationSync(abs: string): string {
   const rest: string[] = []
-  for (let at = abs; ; at = dirname(at)) {
+  for (let at = trimSlash(abs); ; at = dirname(at)) {
     try {
       return join(realpathSync(at), ...rest.reverse())
     } catch {
@@ -26,7 +26,7 @@ export function realLocationSync(abs: string): string {
 
 export async function realLocation(abs: string): Promise<string> {
   const rest: string[] = []
-  for (let at = abs; ; at = dirname(at)) {
+  for (let at = trimSlash(abs); ; at = dirname(at)) {
     try {
       return join(await realpath(at), ...rest.reverse())
     } catch {
@@ -35,3 +35,6 @@ export async function realLocation(abs: string): Promise<string> {
     }
   }
 }
+
+/** `link/` to a file fails realpath (ENOTDIR) though `link` exists: judge `link` itself. */
+const trimSlash = (p: string) => (p.length > 1 ? p.replace(/\/+$/, '') || '/' : p)

@@ -35,6 +35,12 @@ export function sliceLines(text: string, start: number, count: number): { lines:
   return { lines, eof: start - 1 + count >= all.length, total: all.length }
 }
 
+/** A path relative to the tree that is the tree itself, lies above it, or enters `.git` (`..notes` is a name, not an escape). */
+function leaves(rel: string): boolean {
+  const parts = rel.split(sep)
+  return rel === '' || parts[0] === '..' || isAbsolute(rel) || parts.includes('.git')
+}
+
 /**
  * Resolves `path` (repo-relative, as in files[].path) under `tree` after following symlinks; an
  * absolute path, `..` escapes, a symlink leading out, or anything inside `.git` is refused.
@@ -45,11 +51,8 @@ export async function confine(tree: string, path: string): Promise<string> {
   const base = await realpath(tree)
   const nominal = join(base, path)
   const rel = relative(base, nominal)
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel) || rel.split(sep).includes('.git')) throw escapes()
-  const outside = (p: string) => {
-    const r = relative(base, p)
-    return r === '' || r.startsWith('..') || isAbsolute(r) || r.split(sep).includes('.git')
-  }
+  if (leaves(rel)) throw escapes()
+  const outside = (p: string) => leaves(relative(base, p))
   let real: string
   try {
     real = await realpath(nominal)

@@ -53,6 +53,8 @@ export function prepareCall(body: unknown): ProxyCall {
   if (!isAllowed(method)) throw new HttpError(403, `method not allowed: ${method}`)
   if (params !== null && !isPlainObject(params)) throw new HttpError(400, WANT)
   if (session !== undefined && session !== null && typeof session !== 'string') throw new HttpError(400, 'session: want a string')
+  // The id walk below recurses; herdr's params are a few levels deep at most.
+  if (nestedDeeperThan(params, MAX_PARAMS_DEPTH)) throw new HttpError(400, `params: nested deeper than ${MAX_PARAMS_DEPTH} levels`)
   let stripped: { session: string; value: Record<string, unknown> }
   try {
     stripped = stripIds(params ?? {}, session ?? undefined)
@@ -63,4 +65,18 @@ export function prepareCall(body: unknown): ProxyCall {
   const out = { ...stripped.value }
   if (FOCUS_WRITES.has(method) && out.focus === undefined) out.focus = false
   return { method, params: out, session: stripped.session }
+}
+
+export const MAX_PARAMS_DEPTH = 32
+
+/** Whether arrays/objects nest deeper than `max` (checked without recursion). */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]]
+  while (stack.length) {
+    const [v, depth] = stack.pop()!
+    if (!v || typeof v !== 'object') continue
+    if (depth >= max) return true
+    for (const child of Object.values(v)) if (child && typeof child === 'object') stack.push([child, depth + 1])
+  }
+  return false
 }

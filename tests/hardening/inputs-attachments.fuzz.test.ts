@@ -70,7 +70,7 @@ describe('attachment sniffing (property)', () => {
         const kind = route === '/image' ? 'images' : 'files'
         const before = new Set(listing(kind))
         const r = await bounded(
-          (signal) => stack.bridge.request(`${route}?pane=${encodeURIComponent(pane)}`, { method: 'POST', body: bytes, headers: { 'content-type': 'application/octet-stream' }, signal }),
+          (signal) => stack.bridge.request(`${route}?pane=${encodeURIComponent(pane)}`, { method: 'POST', body: bytes as unknown as BodyInit, headers: { 'content-type': 'application/octet-stream' }, signal }),
           15_000,
         )
         const tag = `${route} ${bytes.subarray(0, 16).toString('hex')}… (${bytes.length} bytes)`
@@ -108,7 +108,7 @@ describe('attachment sniffing (property)', () => {
       ['/file', PDF, 200], ['/file', DOCX, 200], ['/file', PPTX, 200], ['/file', XLSX, 415], ['/file', PLAIN_ZIP, 415], ['/file', DOC, 415], ['/file', PNG, 415],
     ]
     for (const [route, bytes, status] of want) {
-      const res = await stack.bridge.request(`${route}?pane=${pane}`, { method: 'POST', body: bytes, headers: { 'content-type': 'application/octet-stream' } })
+      const res = await stack.bridge.request(`${route}?pane=${pane}`, { method: 'POST', body: bytes as unknown as BodyInit, headers: { 'content-type': 'application/octet-stream' } })
       expect([route, bytes.subarray(0, 4).toString('hex'), res.status]).toEqual([route, bytes.subarray(0, 4).toString('hex'), status])
       await res.text()
     }

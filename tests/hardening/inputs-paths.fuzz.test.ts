@@ -5,7 +5,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
 import fc from 'fast-check'
 import { mkdirSync, writeFileSync, symlinkSync, realpathSync, readFileSync, rmSync } from 'node:fs'
-import { dirname, basename, isAbsolute, join, relative, sep } from 'node:path'
+import { dirname, basename, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { startStack, type Stack } from '../harness/stack.ts'
 import { makeRepo, tempDir, numbered, type Repo } from '../diff/repo.ts'
 import { agentPane } from '../diff/panes.ts'
@@ -26,7 +26,7 @@ beforeAll(async () => {
   outside = join(root, 'outside')
   mkdirSync(join(outside, 'present', 'deeper'), { recursive: true })
   writeFileSync(join(outside, 'secret.txt'), 'TOP SECRET\n')
-  repo = makeRepo({ dir: join(projects, 'repo'), files: { 'src/a.txt': numbered(10), 'bin.dat': Buffer.from([0, 1, 2, 3]), 'é 日本/ü.txt': 'unicode\n' } })
+  repo = makeRepo({ dir: join(projects, 'repo'), files: { 'src/a.txt': numbered(10), 'bin.dat': Buffer.from([0, 1, 2, 3]), 'é 日本/ü.txt': 'unicode\n', '..notes': 'dots\n', '...': 'three\n' } })
   const link = (target: string, at: string) => symlinkSync(target, join(repo.dir, at))
   link('../../outside/secret.txt', 'link-out')
   link(outside, 'dir-out')
@@ -51,15 +51,15 @@ afterAll(async () => {
 
 const inside = (p: string, dir: string) => {
   const r = relative(dir, p)
-  return r === '' || (!r.startsWith('..') && !isAbsolute(r))
+  return r === '' || (r.split(sep)[0] !== '..' && !isAbsolute(r))
 }
 
 /** Where a path really lands: realpath of its deepest existing ancestor plus the rest. */
 function landing(abs: string): string {
   const rest: string[] = []
-  for (let at = abs; ; at = dirname(at)) {
+  for (let at = resolve(abs); ; at = dirname(at)) {
     try {
-      return join(realpathSync(at), ...rest.reverse())
+      return join(realpathSync.native(at), ...rest.reverse())
     } catch {
       if (dirname(at) === at) return abs
       rest.push(basename(at))
@@ -101,7 +101,7 @@ function oneLine(r: { status: number; body: string }) {
 
 describe('GET /diff/expand path confinement (property)', () => {
   it('never 500; a 200 is a text file inside the tree; a 404 is a path that lands inside it', async () => {
-    const segs = ['src', 'a.txt', 'bin.dat', 'link-out', 'dir-out', 'secret.txt', 'present', 'loop-a', 'self', 'in-link', 'git-link', '.git', 'config', 'HEAD', 'up', 'repo', 'dangling', 'é 日本', 'ü.txt', 'outside', '..', '..', '..']
+    const segs = ['..notes', '...', 'src', 'a.txt', 'bin.dat', 'link-out', 'dir-out', 'secret.txt', 'present', 'loop-a', 'self', 'in-link', 'git-link', '.git', 'config', 'HEAD', 'up', 'repo', 'dangling', 'é 日本', 'ü.txt', 'outside', '..', '..', '..']
     const path = pathArb(segs, () => ['', '', '', './', '/', `${repo.dir}/`, `${outside}/`, '//', '../'])
     await fc.assert(
       fc.asyncProperty(path, fc.boolean(), async (p, raw) => {
@@ -137,7 +137,7 @@ describe('GET /diff/expand path confinement (property)', () => {
       }),
       {
         numRuns: 250,
-        examples: [['link-out', false], ['dir-out/secret.txt', false], ['dir-out/missing', false], ['dir-out/present/nope', true], ['dangling', false], ['loop-a/x', false], ['%2e%2e/outside/secret.txt', true], ['up/../outside/secret.txt', false], ['git-link', false], ['in-link', false]],
+        examples: [['link-out', false], ['dir-out/secret.txt', false], ['dir-out/missing', false], ['dir-out/present/nope', true], ['dangling', false], ['loop-a/x', false], ['%2e%2e/outside/secret.txt', true], ['up/../outside/secret.txt', false], ['git-link', false], ['git-link/', false], ['in-link', false], ['..notes', false]],
       },
     )
   }, 120_000)
@@ -150,6 +150,9 @@ describe('GET /diff/expand path confinement (property)', () => {
     }
     const r = await hit(`/diff/expand?pane=${pane}&path=src/nope`)
     expect([r.status, r.body]).toEqual([404, 'no such file: src/nope'])
+    // A name that merely starts with `..` is inside (it was refused as an escape before).
+    const dots = await hit(`/diff/expand?pane=${pane}&path=..notes`)
+    expect([dots.status, JSON.parse(dots.body).lines]).toEqual([200, ['dots']])
   })
 })
 
@@ -201,7 +204,7 @@ describe('GET /browse path confinement (property)', () => {
       }),
       {
         numRuns: 250,
-        examples: [[`${home}/out`, false, false], [`${home}/out/present`, false, true], [`${home}/out/nothing`, false, false], [`${home}/dangling`, false, false], [`${home}/loop/x`, false, false], [`${home}/proj/repo/dir-out`, false, false], [`${home}/%2e%2e`, true, false], [`${projects}/repo/up/../..`, false, false]],
+        examples: [[`${home}/out`, false, false], [`${home}/out/present`, false, true], [`${home}/out/nothing`, false, false], [`${home}/dangling`, false, false], [`${home}/loop/x`, false, false], [`${home}/proj/repo/dir-out`, false, false], [`${home}/%2e%2e`, true, false], [`${projects}/repo/up/../..`, false, false], [`${home}/..\\..`, false, false], [`${home}/..%2f`, false, false], [`${home}/out/`, false, false]],
       },
     )
   }, 120_000)
