@@ -11,7 +11,7 @@
  * printed raw (core.quotePath=false). Callers put `--` before paths and use --no-ext-diff and
  * --no-textconv on diff commands; options are never built from client input.
  */
-import { execa } from 'execa'
+import { exec, ExecFailure } from '../exec.ts'
 
 export const GIT_TIMEOUT_MS = 15_000
 
@@ -61,45 +61,13 @@ export async function runGit(cwd: string, args: string[], opts: GitOptions = {})
   delete env.GIT_WORK_TREE
   delete env.GIT_INDEX_FILE
   delete env.GIT_EXTERNAL_DIFF
-  // Its own process group, killed whole at the deadline: a hook git started (core.fsmonitor, a
-  // credential helper) inherits git's stderr, and killing git alone would leave that pipe open
-  // and the call waiting for the hook to finish.
-  const sub = execa('git', ['--no-pager', ...CONFIG, ...args], {
-    cwd,
-    env,
-    extendEnv: false,
-    detached: true,
-    input: opts.input,
-    stdin: opts.input === undefined ? 'ignore' : undefined,
-    reject: false,
-    stripFinalNewline: false,
-    maxBuffer: 256 * 1024 * 1024,
-  })
-  let timedOut = false
-  const timer = setTimeout(() => {
-    timedOut = true
-    killGroup(sub.pid)
-  }, timeout)
-  let r: Awaited<typeof sub>
   try {
-    r = await sub
-  } finally {
-    clearTimeout(timer)
-  }
-  if (timedOut) throw new GitFailure(`git ${args[0]} ...: timed out after ${timeout} ms`, { stdout: '', stderr: 'timed out', exitCode: -1 })
-  if (r.exitCode === undefined) {
-    const why = (r as { code?: string }).code === 'ENOENT' && !r.stderr ? 'cannot run git (missing, or the directory does not exist)' : r.shortMessage
-    throw new GitFailure(`git ${args[0]} ...: ${oneLine(String(r.stderr)) || why}`, { stdout: '', stderr: String(r.stderr ?? ''), exitCode: -1 })
-  }
-  return { stdout: String(r.stdout), stderr: String(r.stderr), exitCode: r.exitCode }
-}
-
-function killGroup(pid: number | undefined): void {
-  if (!pid) return
-  try {
-    process.kill(-pid, 'SIGKILL')
-  } catch {
-    // already gone
+    return await exec('git', ['--no-pager', ...CONFIG, ...args], { cwd, env, timeoutMs: timeout, input: opts.input, maxBuffer: 256 * 1024 * 1024 })
+  } catch (err) {
+    if (!(err instanceof ExecFailure)) throw err
+    if (err.timedOut) throw new GitFailure(`git ${args[0]} ...: timed out after ${timeout} ms`, { stdout: '', stderr: 'timed out', exitCode: -1 })
+    const why = oneLine(err.stderr) || (err.message.includes('not found') ? 'cannot run git (missing, or the directory does not exist)' : err.message)
+    throw new GitFailure(`git ${args[0]} ...: ${why}`, { stdout: '', stderr: err.stderr, exitCode: -1 })
   }
 }
 

@@ -59,9 +59,16 @@ export function qualifyInPlace<T>(session: string, value: T): T {
   return value
 }
 
-function walkInPlace(value: unknown, map: (id: string) => string): void {
+/**
+ * herdr's objects nest a few levels; past MAX_DEPTH a value is left as it is rather than risk the
+ * stack on hostile input (ids that deep are not herdr's).
+ */
+const MAX_DEPTH = 64
+
+function walkInPlace(value: unknown, map: (id: string) => string, depth = 0): void {
+  if (depth > MAX_DEPTH) return
   if (Array.isArray(value)) {
-    for (const v of value) if (v && typeof v === 'object') walkInPlace(v, map)
+    for (const v of value) if (v && typeof v === 'object') walkInPlace(v, map, depth + 1)
     return
   }
   if (!value || typeof value !== 'object') return
@@ -72,7 +79,7 @@ function walkInPlace(value: unknown, map: (id: string) => string): void {
       if (ID_KEYS.has(k)) o[k] = map(v)
     } else if (v && typeof v === 'object') {
       if (Array.isArray(v) && ID_LIST_KEYS.has(k)) o[k] = v.map((x) => (typeof x === 'string' ? map(x) : x))
-      else walkInPlace(v, map)
+      else walkInPlace(v, map, depth + 1)
     }
   }
 }
@@ -103,8 +110,9 @@ export function stripIds<T>(value: T, explicit?: string): { session: string; val
   return { session: ex ?? inferred ?? DEFAULT_SESSION, value: out }
 }
 
-function walk(value: unknown, map: (id: string) => string, keys: Set<string>): unknown {
-  if (Array.isArray(value)) return value.map((v) => walk(v, map, keys))
+function walk(value: unknown, map: (id: string) => string, keys: Set<string>, depth = 0): unknown {
+  if (depth > MAX_DEPTH) return value
+  if (Array.isArray(value)) return value.map((v) => walk(v, map, keys, depth + 1))
   if (!value || typeof value !== 'object') return value
   const out: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(value)) {
@@ -113,7 +121,7 @@ function walk(value: unknown, map: (id: string) => string, keys: Set<string>): u
         ? map(v)
         : Array.isArray(v) && ID_LIST_KEYS.has(k)
           ? v.map((x) => (typeof x === 'string' ? map(x) : x))
-          : walk(v, map, keys)
+          : walk(v, map, keys, depth + 1)
     // A client-sent `__proto__` key stays a plain key instead of replacing the prototype.
     if (k === '__proto__') Object.defineProperty(out, k, { value: next, enumerable: true, writable: true, configurable: true })
     else out[k] = next

@@ -62,3 +62,13 @@ describe('session-qualified ids (property)', () => {
     expect(stripIds({ cwd: '/x/y' }, '')).toEqual({ session: 'default', value: { cwd: '/x/y' } })
   })
 })
+
+describe('deep input', () => {
+  it('strips and qualifies 10,000-level nesting without overflowing the stack', () => {
+    let deep: any = { pane_id: 'work/w1:p1' }
+    for (let i = 0; i < 10_000; i++) deep = { a: deep }
+    const top = { pane_id: 'work/w1:p2', nested: deep }
+    expect(stripIds(top).value.pane_id).toBe('w1:p2')
+    expect(() => qualify('work', deep)).not.toThrow()
+  })
+})
