@@ -24,6 +24,8 @@ export interface LocateInput {
 export type TranscriptReader = {
   locate(input: LocateInput): Promise<Location>
   normalize(line: string): RawEntry[]
+  /** Entries a line yields without building them (indexing); must equal normalize(line).length. */
+  count?(line: string): number
   /** The session's flat subagent roster, sorted by depth then id; [] when nothing was delegated. */
   roster?(parent: Located): Promise<RosterRow[]>
   /** The transcript of one roster row. */

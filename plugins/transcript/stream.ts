@@ -96,7 +96,7 @@ export function createTranscriptStream(opts: StreamOptions) {
   }
 
   async function openSession(): Promise<void> {
-    file = openTranscript(filePath(), source.reader.normalize, source.kind)
+    file = openTranscript(filePath(), source.reader.normalize, source.kind, source.reader.count)
     await file.refresh()
     const rows = (await roster()) ?? []
     const total = file.total
@@ -157,7 +157,7 @@ export function createTranscriptStream(opts: StreamOptions) {
     } else if (next.session.path !== source.session.path && !file.exists) {
       // Same session found at another place before anything was written: follow it silently.
       source = next
-      file = openTranscript(filePath(), source.reader.normalize, source.kind)
+      file = openTranscript(filePath(), source.reader.normalize, source.kind, source.reader.count)
       sent = file.first - 1
     }
   }

@@ -8,6 +8,8 @@ import { scanLines } from './lines.ts'
 import type { Entry, RawEntry } from './entry.ts'
 
 export type Normalizer = (line: string) => RawEntry[]
+/** Entries a line yields, without building them (the index pass); defaults to normalize().length. */
+export type Counter = (line: string) => number
 
 /** Lines longer than this are not parsed: they become one placeholder entry. */
 export const MAX_LINE = 8 << 20
@@ -32,6 +34,7 @@ export class TranscriptFile {
   constructor(
     readonly path: string,
     private readonly normalize: Normalizer,
+    private readonly counter?: Counter,
   ) {}
 
   /** seq of the newest entry; equals the entry count when the file was never truncated. */
@@ -90,7 +93,7 @@ export class TranscriptFile {
   private countOf(line: string): number {
     if (!line.trim()) return 0
     try {
-      return this.normalize(line).length
+      return this.counter ? this.counter(line) : this.normalize(line).length
     } catch {
       return 1
     }
@@ -179,11 +182,11 @@ const cache = new Map<string, TranscriptFile>()
 const CACHE_MAX = 16
 
 /** One shared index per file and reader, so reconnects and parallel streams skip the indexing pass. */
-export function openTranscript(path: string, normalize: Normalizer, key = ''): TranscriptFile {
+export function openTranscript(path: string, normalize: Normalizer, key = '', count?: Counter): TranscriptFile {
   const id = `${key}\0${path}`
   let f = cache.get(id)
   if (f) cache.delete(id)
-  else f = new TranscriptFile(path, normalize)
+  else f = new TranscriptFile(path, normalize, count)
   cache.set(id, f)
   while (cache.size > CACHE_MAX) cache.delete(cache.keys().next().value!)
   return f

@@ -3,7 +3,7 @@ import type { AgentInfo } from '../../../core/herdr/index.ts'
 import { lastTimestamp } from '../activity.ts'
 import { summarizeTail } from '../summary.ts'
 import { SAFE_NAME, sessionValue, type Located, type TranscriptReader } from '../locate.ts'
-import { normalizeClaudeLine } from './normalize.ts'
+import { countClaudeLine, normalizeClaudeLine } from './normalize.ts'
 import { findSessionFile, locateClaude } from './locate.ts'
 import { claudeRoster, subagentPath } from './roster.ts'
 
@@ -19,6 +19,7 @@ async function knownSession(agent: AgentInfo, home: string): Promise<Located | u
 export const claudeTranscript: TranscriptReader = {
   locate: locateClaude,
   normalize: normalizeClaudeLine,
+  count: countClaudeLine,
   roster: claudeRoster,
   subagentPath,
   async lastActivity(agent, home) {

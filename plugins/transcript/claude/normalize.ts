@@ -32,6 +32,56 @@ export function normalizeClaudeLine(line: string): RawEntry[] {
   }
 }
 
+/**
+ * How many entries `normalizeClaudeLine(line)` yields, without building them: the index pass
+ * counts every line of a file that can be hundreds of MB, and building entries (diffs, caps)
+ * costs ten times the JSON parse. Mirrors the rules above; a property test pins the two together.
+ */
+export function countClaudeLine(line: string): number {
+  let o: unknown
+  try {
+    o = JSON.parse(line)
+  } catch {
+    return 1
+  }
+  if (!isObj(o)) return 1
+  const type = str(o.type) ?? ''
+  if (DROPPED.has(type)) return 0
+  const blank = (v: unknown) => typeof v !== 'string' || !v.trim()
+  switch (type) {
+    case 'queue-operation':
+      return o.operation === 'remove' && !blank(o.content) ? 1 : 0
+    case 'system': {
+      const content = str(o.content)
+      return content !== undefined && content.replace(/<[^>]*>/g, '').trim() ? 1 : 0
+    }
+    case 'assistant': {
+      const content = o.message?.content
+      if (typeof content === 'string') return content.trim() ? 1 : 0
+      if (!Array.isArray(content)) return 1
+      let n = 0
+      for (const b of content) {
+        if (!isObj(b)) n++
+        else if (b.type === 'text') n += blank(b.text) ? 0 : 1
+        else if (b.type === 'thinking') n += blank(b.thinking) ? 0 : 1
+        else if (b.type !== 'redacted_thinking') n++
+      }
+      return n
+    }
+    case 'user': {
+      if (!isObj(o.message)) return 1
+      const content = o.message.content
+      if (typeof content === 'string') return content.trim() ? 1 : 0
+      if (!Array.isArray(content)) return 1
+      let n = 0
+      for (const b of content) n += isObj(b) && b.type === 'text' && blank(b.text) ? 0 : 1
+      return n
+    }
+    default:
+      return 1
+  }
+}
+
 function normalizeObject(o: Record<string, any>): RawEntry[] {
   const type = str(o.type) ?? ''
   if (DROPPED.has(type)) return []
