@@ -10,8 +10,9 @@
  * with the message `git status ...: <stderr>` (the /diff 502 body). Everything else in the
  * context (default branch, ahead/behind, remote) is best effort and never throws.
  *
- * Cost: `status`, `rev-parse`, `for-each-ref`, `remote` (+ `diff HEAD` when asked) start together;
- * `rev-list --count`, the operation marker files and the untracked reads overlap the diff.
+ * Cost: `status` (+ `diff HEAD` when asked). `rev-parse`, `git remote`, `for-each-ref` and
+ * `rev-list --count` run only when layout.ts / refs-cache.ts hold no valid answer; the operation
+ * marker files and the untracked reads overlap the diff.
  */
 import { realpath, stat } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -19,6 +20,8 @@ import { runGit, GitFailure, oneLine, isNotARepo, type GitOptions } from './run.
 import { parseStatusV2, type FileStatus } from './porcelain.ts'
 import { splitPatch } from './patch.ts'
 import { synthesizeUntracked } from './untracked.ts'
+import { readRefs, aheadBehindCached } from './refs-cache.ts'
+import { readLayout } from './layout.ts'
 
 export interface GitContext {
   repo: boolean
@@ -60,8 +63,6 @@ export function emptyContext(): GitContext {
 }
 
 const STATUS = ['status', '--porcelain=v2', '-z', '--branch', '--no-ahead-behind', '--untracked-files=all', '--find-renames']
-const REV_PARSE = ['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-dir']
-const REFS = ['for-each-ref', '--format=%(refname)%00%(symref)', 'refs/remotes/*/HEAD', 'refs/remotes/*/main', 'refs/remotes/*/master', 'refs/heads/main', 'refs/heads/master']
 const DIFF_FLAGS = ['--no-color', '--no-ext-diff', '--no-textconv', '--no-relative', '--find-renames', '--src-prefix=a/', '--dst-prefix=b/']
 
 export async function readGitContext(cwd: string, opts: { env?: NodeJS.ProcessEnv } = {}): Promise<GitContext> {
@@ -70,14 +71,13 @@ export async function readGitContext(cwd: string, opts: { env?: NodeJS.ProcessEn
 
 export async function readGit(cwd: string, opts: ReadGitOptions = {}): Promise<GitRead> {
   const o: GitOptions = { env: opts.env }
-  const quiet = (args: string[]) => runGit(cwd, args, o).catch(() => null)
-  // The context chain (rev-list, markers) and the untracked reads run while `git diff HEAD`,
-  // the slow half, is still going.
+  // Two processes per request: status and diff. The layout (rev-parse), remote names and trunk
+  // refs come from layout.ts and refs-cache.ts, where git runs again only when the files it
+  // read changed; the context chain and the untracked reads overlap `git diff HEAD`.
   const statusP = runGit(cwd, STATUS, o).catch((err: GitFailure) => err)
-  const diffP = opts.diff ? quiet(['diff', 'HEAD', ...DIFF_FLAGS]) : Promise.resolve(null)
-  const revP = quiet(REV_PARSE)
-  const refsP = quiet(REFS)
-  const remotesP = quiet(['remote'])
+  const diffP = opts.diff ? runGit(cwd, ['diff', 'HEAD', ...DIFF_FLAGS], o).catch(() => null) : Promise.resolve(null)
+  const revP = readLayout(cwd, o)
+  const refsP = revP.then((rev) => readRefs(cwd, rev.dirs, o))
 
   const status = await statusP
   if (status instanceof Error || status.exitCode !== 0) {
@@ -88,14 +88,13 @@ export async function readGit(cwd: string, opts: ReadGitOptions = {}): Promise<G
   const st = parseStatusV2(status.stdout)
 
   const contextP = (async () => {
-    const [rev, refs, remotes] = await Promise.all([revP, refsP, remotesP])
-    const [toplevel = '', gitDir = ''] = rev && rev.exitCode === 0 ? rev.stdout.split('\n') : []
-    const remote = pickRemote(remotes?.exitCode === 0 ? remotes.stdout : '')
-    const trunk = resolveDefaultBranch(parseRefs(refs?.exitCode === 0 ? refs.stdout : ''), remote)
+    const [rev, refs] = await Promise.all([revP, refsP])
+    const remote = pickRemote(refs.remotes)
+    const trunk = resolveDefaultBranch(parseRefs(refs.refs), remote)
     const [root, counts, operation] = await Promise.all([
-      toplevel ? realpath(toplevel).catch(() => toplevel) : Promise.resolve(''),
-      !st.unborn && trunk.fullRef ? aheadBehind(cwd, trunk.fullRef, o) : Promise.resolve({ ahead: 0, behind: 0 }),
-      gitDir ? readOperation(gitDir) : Promise.resolve(undefined),
+      rev.toplevel ? realpath(rev.toplevel).catch(() => rev.toplevel) : Promise.resolve(''),
+      !st.unborn && trunk.fullRef ? aheadBehindCached(cwd, rev.dirs?.commonDir ?? cwd, headOid(status.stdout), refOids(refs.refs).get(trunk.fullRef) ?? trunk.fullRef, o) : Promise.resolve({ ahead: 0, behind: 0 }),
+      rev.dirs ? readOperation(rev.dirs.gitDir) : Promise.resolve(undefined),
     ])
     const git: GitContext = {
       repo: true,
@@ -116,9 +115,7 @@ export async function readGit(cwd: string, opts: ReadGitOptions = {}): Promise<G
   if (!opts.diff) return { git: await contextP, files: [] }
 
   const untrackedP = (async () => {
-    const rev = await revP
-    const top = rev && rev.exitCode === 0 ? rev.stdout.split('\n')[0] : ''
-    const base = top || cwd
+    const base = (await revP).toplevel || cwd
     const list = st.entries.filter((e) => e.status === 'untracked')
     const out = await mapLimited(list, 16, (e) => synthesizeUntracked(join(base, e.path), e.path))
     return new Map(list.map((e, i) => [e.path, out[i]]))
@@ -178,10 +175,22 @@ export function resolveDefaultBranch(refs: Map<string, string>, remote: string):
   return { branch: '', ref: '', fullRef: '' }
 }
 
-async function aheadBehind(cwd: string, fullRef: string, o: GitOptions): Promise<{ ahead: number; behind: number }> {
-  const r = await runGit(cwd, ['rev-list', '--left-right', '--count', `HEAD...${fullRef}`, '--'], o).catch(() => null)
-  const m = r?.exitCode === 0 ? /^(\d+)\s+(\d+)/.exec(r.stdout) : null
-  return m ? { ahead: Number(m[1]), behind: Number(m[2]) } : { ahead: 0, behind: 0 }
+/** HEAD's commit id from `git status --branch` output ('' when unborn or absent). */
+export function headOid(statusOut: string): string {
+  const m = /(?:^|\0)# branch\.oid ([0-9a-f]{7,64})\0/.exec(statusOut)
+  return m ? m[1] : ''
+}
+
+/** Ref name → commit id from REFS_ARGS output; a symbolic ref also gives its target's id. */
+export function refOids(out: string): Map<string, string> {
+  const oids = new Map<string, string>()
+  for (const line of out.split('\n')) {
+    const [name, symref = '', oid = ''] = line.split('\0')
+    if (!name || !/^[0-9a-f]{7,64}$/.test(oid)) continue
+    oids.set(name, oid)
+    if (symref) oids.set(symref, oid)
+  }
+  return oids
 }
 
 const MARKERS: Array<[string, NonNullable<GitContext['operation']>]> = [

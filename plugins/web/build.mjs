@@ -13,4 +13,23 @@ try {
 }
 const started = Date.now()
 await vite.build({ configFile: fileURLToPath(new URL('./app/vite.config.ts', import.meta.url)) })
+// The push service worker is a classic script at a fixed URL (browsers load it by name, and it
+// calls importScripts), so it is a second, single-file build next to the app's.
+await vite.build({
+  configFile: false,
+  logLevel: 'warn',
+  publicDir: false,
+  build: {
+    outDir: fileURLToPath(new URL('./dist', import.meta.url)),
+    emptyOutDir: false,
+    target: 'es2022',
+    minify: true,
+    lib: {
+      entry: fileURLToPath(new URL('./app/src/sw/firebase-messaging-sw.ts', import.meta.url)),
+      formats: ['iife'],
+      name: 'herdrPushWorker',
+      fileName: () => 'firebase-messaging-sw.js',
+    },
+  },
+})
 console.log(`herdr-bridge: web client built into plugins/web/dist in ${((Date.now() - started) / 1000).toFixed(1)} s`)

@@ -11,6 +11,7 @@ import { confine, fileResponse, isAppRoute, readStatic, SECURITY_HEADERS } from 
  *   GET /assets/**             fingerprinted JS/CSS, cached for a year (immutable)
  *   GET /icons/**              app icons, cached for a day
  *   GET /sw.js                 service worker, no-cache
+ *   GET /firebase-messaging-sw.js  the web push service worker (imports /sw.js), no-cache
  *   GET /manifest.webmanifest  web app manifest, no-cache
  *   GET /**                    the app shell (index.html, no-cache) for / and every unlisted
  *                              path without an extension; other missing files 404
@@ -56,6 +57,7 @@ export default definePlugin<WebOptions>({
     defineRoute({ method: 'GET', path: '/assets/**', auth: 'none', describe: 'Web client scripts and styles (fingerprinted, immutable)', response: { type: 'text/javascript' }, handler: serveFile }),
     defineRoute({ method: 'GET', path: '/icons/**', auth: 'none', describe: 'Web client icons', response: { type: 'image/png' }, handler: serveFile }),
     defineRoute({ method: 'GET', path: '/sw.js', auth: 'none', describe: 'Web client service worker', response: { type: 'text/javascript' }, handler: serveFile }),
+    defineRoute({ method: 'GET', path: '/firebase-messaging-sw.js', auth: 'none', describe: 'Web client push service worker', response: { type: 'text/javascript' }, handler: serveFile }),
     defineRoute({ method: 'GET', path: '/manifest.webmanifest', auth: 'none', describe: 'Web app manifest', response: { type: 'application/manifest+json' }, handler: serveFile }),
     defineRoute({ method: 'GET', path: '/**', auth: 'none', describe: 'Web client (installable app)', response: { type: 'text/html' }, handler: serveShell }),
   ],

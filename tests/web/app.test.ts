@@ -252,4 +252,23 @@ describe('web client', () => {
     expect(await screen(shellPane)).not.toContain('\nnever-run')
     await shoot('terminal')
   })
+
+  it('shows a plain shell pane opened by URL as a terminal only, without the agent tabs', async () => {
+    const snap = (await (await stack.bridge.request('/snapshot')).json()).result.snapshot
+    expect(snap.agents.some((a: any) => a.pane_id === shellPane)).toBe(false)
+    expect(snap.panes.find((p: any) => p.pane_id === shellPane)?.agent).toBeUndefined()
+    // From the inbox, so nothing of the previous terminal view is still on the page.
+    await page.goto(`${stack.bridge.url}/#/`)
+    await page.locator('.agent-row').first().waitFor()
+    expect(await page.locator('.term-status').count()).toBe(0)
+    await page.goto(`${stack.bridge.url}/#/agent/b1/${encodeURIComponent(shellPane)}/card`)
+    await page.locator('.term-status').waitFor()
+    const tabs = page.getByRole('navigation', { name: 'Agent views' }).getByRole('link')
+    expect(await tabs.allTextContents()).toEqual(['Terminal'])
+    expect(await page.locator('#card-headline').count()).toBe(0)
+    // An agent pane keeps all four.
+    await page.goto(`${stack.bridge.url}/#/agent/b1/${encodeURIComponent(chatPane)}/card`)
+    await page.locator('#card-headline').waitFor()
+    expect(await tabs.allTextContents()).toEqual(['Agent', 'Terminal', 'Transcript', 'Changes'])
+  })
 })

@@ -50,7 +50,8 @@ self.addEventListener('notificationclick', (event) => {
   event.waitUntil(
     self.clients.matchAll({ type: 'window', includeUncontrolled: true }).then((list) => {
       const c = list[0]
-      if (c) return c.navigate(target).then((w) => (w || c).focus())
+      // navigate() refuses a window this worker does not control: open a new one then.
+      if (c) return c.navigate(target).then((w) => (w || c).focus()).catch(() => self.clients.openWindow(target))
       return self.clients.openWindow(target)
     }),
   )

@@ -1,13 +1,15 @@
 import { useEffect, useMemo, useReducer, useState } from 'preact/hooks'
-import { html, toast, currentToasts, onToasts } from './ui.ts'
+import { html, toast, currentToasts, onToasts, errText } from './ui.ts'
 import { Api } from './lib/api.ts'
 import { loadBridges, saveBridges, upsertBridge, type SavedBridge } from './lib/bridges.ts'
-import { agentTitle } from './lib/inbox.ts'
+import { agentTitle, isPlainPane } from './lib/inbox.ts'
 import { FeedClient } from './feedclient.ts'
 import { agentHref, parseRoute } from './route.ts'
 import { PairView } from './views/pair.ts'
 import { InboxView } from './views/inbox.ts'
 import { AgentView } from './views/agent.ts'
+import { enablePush, pushConfig, pushOn, pushSupported, syncPush, type SyncResult } from './push.ts'
+import type { PushConfig } from './lib/push-state.ts'
 
 const feeds = new Map<string, FeedClient>()
 
@@ -58,6 +60,19 @@ export function App() {
   useEffect(() => syncFeeds(bridges, tick), [bridges])
   useEffect(() => onToasts(tick), [])
 
+  // Web push: offered only when this page's bridge serves a config; once on, the token is
+  // refreshed at each start, for each newly paired bridge and when the worker reports a change.
+  const [push, setPush] = useState<PushConfig | null>(null)
+  useEffect(() => void (pushSupported() && pushConfig().then(setPush)), [])
+  useEffect(() => {
+    if (!push || !bridges.length || !pushOn()) return
+    const sync = () => void syncPush(push, bridges).then(reportPush, (err) => toast(`Push: ${errText(err)}`, 'error'))
+    sync()
+    const onMessage = (ev: MessageEvent) => ev.data?.type === 'push-subscription-change' && sync()
+    navigator.serviceWorker.addEventListener('message', onMessage)
+    return () => navigator.serviceWorker.removeEventListener('message', onMessage)
+  }, [push, bridges])
+
   const update = (list: SavedBridge[]) => {
     saveBridges(list)
     setBridges(list)
@@ -73,9 +88,12 @@ export function App() {
   } else if (route.view === 'agent') {
     const b = bridges.find((x) => x.key === route.bridge)
     const feed = b && feeds.get(b.key)
+    const agent = feed?.snapshot.agents?.find((a) => a.pane_id === route.pane)
     body = b && feed
-      ? html`<${AgentView} api=${feed.api} bridgeKey=${b.key} pane=${route.pane} tab=${route.tab} agent=${feed.snapshot.agents?.find((a) => a.pane_id === route.pane)} />`
+      ? html`<${AgentView} api=${feed.api} bridgeKey=${b.key} pane=${route.pane} tab=${route.tab} agent=${agent} plain=${isPlainPane(feed.snapshot, route.pane)} />`
       : html`<main class="pane"><p>Unknown bridge. <a href="#/">Back to the inbox</a></p></main>`
+  } else if (route.view === 'open') {
+    body = html`<${OpenFromNotification} bridges=${bridges} server=${route.server} pane=${route.pane} />`
   } else {
     body = html`<${InboxView} bridges=${bridges} feeds=${feeds} onRemove=${(key: string) => update(bridges.filter((x) => x.key !== key))} />`
   }
@@ -85,7 +103,7 @@ export function App() {
     <header class="top">
       <a class="brand" href="#/">herdr</a>
       <nav class="row" aria-label="App">
-        <${NotifyButton} />
+        ${push && bridges.length ? html`<${PushButton} config=${push} bridges=${bridges} />` : html`<${NotifyButton} />`}
         <a class="button ghost small" href="#/pair">Add bridge</a>
       </nav>
     </header>
@@ -93,6 +111,47 @@ export function App() {
     <div class="toasts" role="status" aria-live="polite">
       ${currentToasts().map((t) => html`<div key=${t.id} class=${`toast toast-${t.kind}`}>${t.text}</div>`)}
     </div>`
+}
+
+function reportPush(r: SyncResult): void {
+  for (const f of r.failed) toast(`Push: ${f.bridge}: ${f.error}`, 'error')
+}
+
+/**
+ * "Enable push": permission, the push worker, an FCM token, then /register-token on every
+ * bridge. It stands in for "Enable alerts": the same permission turns the page's alerts on.
+ */
+function PushButton({ config, bridges }: { config: PushConfig; bridges: SavedBridge[] }) {
+  const [perm, setPerm] = useState(Notification.permission)
+  const [on, setOn] = useState(pushOn)
+  const [busy, setBusy] = useState(false)
+  if (!bridges.length || perm === 'denied') return null
+  async function enable() {
+    setBusy(true)
+    try {
+      const r = await enablePush(config, bridges)
+      setOn(true)
+      reportPush(r)
+      if (!r.failed.length) toast('Push notifications are on for this browser')
+    } catch (err) {
+      toast(`Push not enabled: ${errText(err)}`, 'error')
+    } finally {
+      setPerm(Notification.permission)
+      setBusy(false)
+    }
+  }
+  return html`<button class="ghost small push-toggle" disabled=${busy || on} onClick=${enable}
+    title="Get a notification on this device when an agent is blocked or done, even with this page closed">${busy ? 'Enabling push…' : on ? 'Push on' : 'Enable push'}</button>`
+}
+
+/** `#/open/<server_id>/<pane>` from a push notification: the bridge whose server_id matches, never another. */
+function OpenFromNotification({ bridges, server, pane }: { bridges: SavedBridge[]; server: string; pane: string }) {
+  const b = server ? bridges.find((x) => x.server_id === server) : bridges[0]
+  useEffect(() => {
+    if (b) location.replace(agentHref(b.key, pane))
+  }, [b?.key, pane])
+  if (b) return null
+  return html`<main class="pane"><p>This notification came from a bridge this browser is not paired with. <a href="#/">Back to the inbox</a></p></main>`
 }
 
 function NotifyButton() {

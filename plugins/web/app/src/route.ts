@@ -4,8 +4,18 @@ export type Route =
   | { view: 'inbox' }
   | { view: 'pair'; code?: string; url?: string }
   | { view: 'agent'; bridge: string; pane: string; tab: Tab }
+  /** From a push notification: the worker knows the bridge's server_id, not this page's key. */
+  | { view: 'open'; server: string; pane: string }
 
 const TABS: Tab[] = ['card', 'terminal', 'transcript', 'diff']
+
+const dec = (s: string) => {
+  try {
+    return decodeURIComponent(s)
+  } catch {
+    return s
+  }
+}
 
 export function parseRoute(hash: string): Route {
   const [path, query = ''] = hash.replace(/^#/, '').split('?')
@@ -16,7 +26,11 @@ export function parseRoute(hash: string): Route {
   }
   if (parts[0] === 'agent' && parts.length >= 3) {
     const tab = TABS.includes(parts[3] as Tab) ? (parts[3] as Tab) : 'card'
-    return { view: 'agent', bridge: parts[1], pane: decodeURIComponent(parts[2]), tab }
+    return { view: 'agent', bridge: parts[1], pane: dec(parts[2]), tab }
+  }
+  if (parts[0] === 'open' && parts.length >= 3) {
+    const server = dec(parts[1])
+    return { view: 'open', server: server === '-' ? '' : server, pane: dec(parts[2]) }
   }
   return { view: 'inbox' }
 }

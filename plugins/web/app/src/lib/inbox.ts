@@ -24,7 +24,16 @@ export interface Workspace {
 export interface Snapshot {
   agents?: Agent[]
   workspaces?: Workspace[]
-  panes?: Array<{ pane_id: string }>
+  panes?: Array<{ pane_id: string; agent?: string }>
+}
+
+/**
+ * A pane the snapshot lists with no agent in it (a plain shell): only the terminal applies.
+ * False while the snapshot does not list the pane yet, so nothing is hidden on a guess.
+ */
+export function isPlainPane(snap: Snapshot, pane: string): boolean {
+  if (snap.agents?.some((a) => a.pane_id === pane)) return false
+  return !!snap.panes?.some((p) => p.pane_id === pane && !p.agent)
 }
 
 /**

@@ -15,6 +15,8 @@ interface Props {
   pane: string
   tab: Tab
   agent?: Agent
+  /** The snapshot lists the pane without an agent: a plain shell, so only the terminal. */
+  plain?: boolean
 }
 
 const TABS: Array<[Tab, string]> = [
@@ -24,7 +26,9 @@ const TABS: Array<[Tab, string]> = [
   ['diff', 'Changes'],
 ]
 
-export function AgentView({ api, bridgeKey, pane, tab, agent }: Props) {
+export function AgentView({ api, bridgeKey, pane, tab: asked, agent, plain }: Props) {
+  const tabs = plain ? TABS.filter(([t]) => t === 'terminal') : TABS
+  const tab = plain ? 'terminal' : asked
   return html`
     <main class="agent-view">
       <header class="agent-head">
@@ -33,7 +37,7 @@ export function AgentView({ api, bridgeKey, pane, tab, agent }: Props) {
         ${agent && badge(agent.agent_status)}
       </header>
       <nav class="tabs" aria-label="Agent views">
-        ${TABS.map(([t, label]) => html`<a href=${agentHref(bridgeKey, pane, t)} class=${t === tab ? 'tab active' : 'tab'} aria-current=${t === tab ? 'page' : undefined}>${label}</a>`)}
+        ${tabs.map(([t, label]) => html`<a href=${agentHref(bridgeKey, pane, t)} class=${t === tab ? 'tab active' : 'tab'} aria-current=${t === tab ? 'page' : undefined}>${label}</a>`)}
       </nav>
       ${tab === 'card' && html`<${CardView} api=${api} pane=${pane} agent=${agent} bridgeKey=${bridgeKey} />`}
       ${tab === 'terminal' && html`<${TerminalView} api=${api} pane=${pane} />`}
