@@ -103,7 +103,7 @@ describe('push config and token bookkeeping', () => {
   it('registers the token with bridges lacking it: new pairings, re-pairings and after a token change', () => {
     const b1 = { key: 'b1', device_id: 'd1' }
     const b2 = { key: 'b2', device_id: 'd2' }
-    let st = { on: true, sent: { 'b1/d1': 'T1' } }
+    let st: { on: boolean; sent: Record<string, string> } = { on: true, sent: { 'b1/d1': 'T1' } }
     expect(bridgesToRegister(st, [b1, b2], 'T1')).toEqual([b2])
     expect(bridgesToRegister(st, [b1, b2], 'T2')).toEqual([b1, b2])
     expect(bridgesToRegister(st, [{ key: 'b1', device_id: 'd9' }], 'T1')).toEqual([{ key: 'b1', device_id: 'd9' }])

@@ -106,6 +106,8 @@ describe('web push', () => {
       expect((await cfg[0].response())!.status()).toBe(200)
       const button = page.getByRole('button', { name: 'Enable push' })
       await button.waitFor()
+      // It stands in for "Enable alerts" (the same permission), so the header stays one row.
+      expect(await page.getByRole('button', { name: 'Enable alerts' }).count()).toBe(0)
       expect(await page.evaluate(() => window.isSecureContext && 'PushManager' in window)).toBe(true)
       // Firebase is not loaded until the click.
       expect(seen('/firebase-messaging-sw.js')).toHaveLength(0)
