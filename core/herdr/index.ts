@@ -112,23 +112,13 @@ export function createHerdr(opts: HerdrOptions = {}): Herdr {
     },
     async getAgent(qualified) {
       const ref = await herdr.resolve(qualified)
-      try {
-        const r = await herdr.call<{ agent: AgentInfo }>(ref.session, 'agent.get', { target: ref.id })
-        return { ref, agent: r.agent }
-      } catch (err) {
-        if (err instanceof HerdrError && err.notFound) return null
-        throw err
-      }
+      const r = await orNull(herdr.call<{ agent: AgentInfo }>(ref.session, 'agent.get', { target: ref.id }))
+      return r && { ref, agent: r.agent }
     },
     async getPane(qualified) {
       const ref = await herdr.resolve(qualified)
-      try {
-        const r = await herdr.call<{ pane: PaneInfo }>(ref.session, 'pane.get', { pane_id: ref.id })
-        return { ref, pane: r.pane }
-      } catch (err) {
-        if (err instanceof HerdrError && err.notFound) return null
-        throw err
-      }
+      const r = await orNull(herdr.call<{ pane: PaneInfo }>(ref.session, 'pane.get', { pane_id: ref.id }))
+      return r && { ref, pane: r.pane }
     },
     onSessionsChanged(fn) {
       listeners.add(fn)
@@ -139,4 +129,14 @@ export function createHerdr(opts: HerdrOptions = {}): Herdr {
     close: () => clearInterval(timer),
   }
   return herdr
+}
+
+/** herdr's `*_not_found` as null; every other failure stays an error. */
+async function orNull<T>(p: Promise<T>): Promise<T | null> {
+  try {
+    return await p
+  } catch (err) {
+    if (err instanceof HerdrError && err.notFound) return null
+    throw err
+  }
 }
