@@ -60,18 +60,29 @@ export default definePlugin({
       body: v.object({ agent: v.pipe(v.string(), v.nonEmpty()), seq: v.optional(v.unknown()) }),
       async handler({ body, ctx }) {
         const seq = parseSeq(body.seq)
-        const found = await findAgent(ctx, body.agent)
-        let { applied, reason } = approveOutcome(found?.agent ?? null, seq)
-        if (applied && found && (await answerThroughService(ctx, found.agent, { index: 1 }))) {
-          // Answered with the form's default (first) choice; no keystroke.
-        } else if (applied && found) {
-          try {
-            await ctx.herdr.call(found.session, 'pane.send_keys', { pane_id: found.agent.pane_id, keys: [confirmKey(ctx, found.agent.agent)] })
-          } catch (err) {
-            // The pane closed between the check and the keystroke.
-            if (!(err instanceof HerdrError && err.notFound)) throw err
-            ;({ applied, reason } = approveOutcome(null, seq))
+        let found: Awaited<ReturnType<typeof findAgent>> = null
+        let applied = false
+        let reason: string
+        try {
+          found = await findAgent(ctx, body.agent)
+          ;({ applied, reason } = approveOutcome(found?.agent ?? null, seq))
+          if (applied && found && (await answerThroughService(ctx, found.agent, { index: 1 }))) {
+            // Answered with the form's default (first) choice; no keystroke.
+          } else if (applied && found) {
+            try {
+              await ctx.herdr.call(found.session, 'pane.send_keys', { pane_id: found.agent.pane_id, keys: [confirmKey(ctx, found.agent.agent)] })
+            } catch (err) {
+              // The pane closed between the check and the keystroke.
+              if (!(err instanceof HerdrError && err.notFound)) throw err
+              ;({ applied, reason } = approveOutcome(null, seq))
+            }
           }
+        } catch (err) {
+          // Spec 1 §7: every /approve outcome past the body check is a 200 with `applied`,
+          // including a multiplexer that cannot be reached; nothing was pressed.
+          if (!(err instanceof HerdrError)) throw err
+          applied = false
+          reason = `herdr: ${err.code}: ${err.message}`
         }
         ctx.bus.publish('bridge', 'approve_applied', { pane: found?.qualified ?? body.agent, seq, applied, reason })
         return reason ? { ok: true, applied, reason } : { ok: true, applied }

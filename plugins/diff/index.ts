@@ -53,7 +53,8 @@ export default definePlugin({
           const read = await readGit(cwd, { diff: !contextOnly, env: ctx.env })
           return { branch: read.git.branch, git: read.git, files: read.files }
         } catch (err) {
-          if (err instanceof GitFailure) fail(502, err.message)
+          // Spec 2 §7 gives one 502 body for any git failure, the diff half included.
+          if (err instanceof GitFailure) fail(502, err.message.replace(/^git \S+ \.\.\.:/, 'git status ...:'))
           throw err
         }
       },
@@ -65,25 +66,27 @@ export default definePlugin({
       describe: 'Lines of a working-tree file around a hunk',
       response: v.object({ path: v.string(), start: v.pipe(v.number(), v.integer(), v.minValue(1)), lines: v.array(v.string()), eof: v.boolean(), total: v.pipe(v.number(), v.integer()) }),
       async handler({ query, ctx }) {
-        if (!query.pane) fail(400, 'want ?pane=<pane_id>')
-        if (!query.path) fail(400, 'want ?path=<repo-relative path>')
-        const cwd = await agentCwd(ctx, query.pane)
+        // Spec 2 §7: every 400 here has the bad-path body and every 404 the no-such-file body,
+        // a pane without an agent included.
+        const path = query.path ?? ''
+        if (!query.pane || !path) fail(400, `bad path: ${path} escapes the pane's tree`)
+        const cwd = await agentCwd(ctx, query.pane, `no such file: ${path}`)
         const { start, count } = clampWindow(query.start, query.count)
-        return readSlice(await treeOf(cwd, ctx), query.path, start, count)
+        return readSlice(await treeOf(cwd, ctx), path, start, count)
       },
     }),
   ],
 })
 
-/** The agent's working directory; a pane without an agent (or unknown) is 404. */
-async function agentCwd(ctx: PluginContext, pane: string | undefined): Promise<string> {
+/** The agent's working directory; a pane without an agent (or unknown) is 404 with `notFound`. */
+async function agentCwd(ctx: PluginContext, pane: string | undefined, notFound = 'no such agent'): Promise<string> {
   if (!pane) fail(400, 'want ?pane=<pane_id>')
   const found = await ctx.herdr.getAgent(pane).catch((err) => {
     if (err instanceof HerdrError && err.code === 'session_not_found') return null
     throw err
   })
   const cwd = found?.agent.cwd || found?.agent.foreground_cwd
-  if (!found || !found.agent.agent || !cwd) fail(404, 'no such agent')
+  if (!found || !found.agent.agent || !cwd) fail(404, notFound)
   return cwd
 }
 

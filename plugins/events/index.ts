@@ -1,3 +1,4 @@
+import type { Peer } from 'crossws'
 import { definePlugin, defineWebSocket, type PluginContext } from '../../core/plugin.ts'
 import { buildSnapshot } from '../../core/snapshot.ts'
 import { text } from '../../core/respond.ts'
@@ -7,6 +8,7 @@ import { openEventStream, DEFAULT_STREAM, type EventStream, type StreamOptions }
  * The unified event stream (spec 3 §4.1).
  *   WS /events?token=   device; snapshot frame, then every bus event in seq order, heartbeats
  *                       401 before the upgrade, 426 for a plain GET, 503 when turned off
+ *                       close 1000 (client frame, shutdown), 4000 lagged, 1011 snapshot failed
  *
  * Options (bridge.config.ts `[events, {...}]`): `enabled` (default true), `heartbeatMs`,
  * `maxBufferedBytes`, `maxPending` (see stream.ts).
@@ -16,14 +18,30 @@ export interface EventsOptions extends Partial<StreamOptions> {
 }
 
 const OPTIONS = 'events.options'
+const PEERS = 'events.peers'
 const streams = new WeakMap<object, EventStream>()
 
+const peersOf = (ctx: PluginContext | undefined): Set<Peer> | undefined => ctx?.services.get(PEERS) as any
 const optionsOf = (ctx: PluginContext): (StreamOptions & { enabled: boolean }) | undefined => ctx.services.get(OPTIONS) as any
 
 export default definePlugin<EventsOptions>({
   name: 'events',
   setup(ctx, options = {}) {
     ctx.services.set(OPTIONS, { ...DEFAULT_STREAM, enabled: true, ...options })
+    const peers = new Set<Peer>()
+    ctx.services.set(PEERS, peers)
+    // Spec 3 §7: teardown closes with 1000 or 4000; the core's generic 1001 would come later.
+    return () => {
+      for (const peer of peers) {
+        streams.get(peer)?.stop()
+        try {
+          peer.close(1000, 'server shutting down')
+        } catch {
+          // already gone
+        }
+      }
+      peers.clear()
+    }
   },
   websockets: [
     defineWebSocket({
@@ -59,15 +77,17 @@ export default definePlugin<EventsOptions>({
           optionsOf(ctx),
         )
         streams.set(peer, stream)
+        peersOf(ctx)?.add(peer)
       },
       // Clients never send data frames here; any frame means the client is done.
       message(peer) {
         streams.get(peer)?.stop()
         peer.close(1000, 'end of stream')
       },
-      close(peer) {
+      close(peer, ws) {
         streams.get(peer)?.stop()
         streams.delete(peer)
+        peersOf(ws?.state?.ctx as PluginContext | undefined)?.delete(peer)
       },
     }),
   ],

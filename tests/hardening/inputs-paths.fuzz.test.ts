@@ -110,7 +110,7 @@ describe('GET /diff/expand path confinement (property)', () => {
         oneLine(r)
         expect([url, [200, 400, 404, 415].includes(r.status)]).toEqual([url, true])
         if (!sent) {
-          expect([url, r.status, r.body]).toEqual([url, 400, 'want ?path=<repo-relative path>'])
+          expect([url, r.status, r.body]).toEqual([url, 400, "bad path:  escapes the pane's tree"])
           return
         }
         if (r.status === 400) {
