@@ -70,8 +70,10 @@ export function createBus(opts: { now?: () => number; onError?: (err: unknown, s
           continue
         }
         slot.queue.push(ev)
-        if (!slot.running) void drain(slot)
       }
+      // Queue for everyone before delivering to anyone: a handler that publishes re-entrantly
+      // must not get its event to a later subscriber ahead of this one.
+      for (const slot of [...subs]) if (!slot.running && slot.queue.length) void drain(slot)
       return ev
     },
     subscribe(sub) {

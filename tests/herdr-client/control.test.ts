@@ -173,12 +173,13 @@ describe('POST /approve', () => {
 })
 
 describe('herdr gone', () => {
-  it('turns a dead socket into a quick 502 on /send and /approve', async () => {
+  it('turns a dead socket into a quick 502 on /send, and a quick 200 not-applied on /approve (spec 1 §7)', async () => {
     await stack.sim.kill()
-    for (const [path, json] of [['/send', { pane: 'w1:p1', text: 'x' }], ['/approve', { agent: 'w1:p1', seq: 1 }]] as const) {
-      const res = await stack.bridge.request(path, { method: 'POST', json, signal: AbortSignal.timeout(5_000) })
-      expect([path, res.status]).toEqual([path, 502])
-      expect(await res.text()).toMatch(/^herdr: unreachable: /)
-    }
+    const send = await stack.bridge.request('/send', { method: 'POST', json: { pane: 'w1:p1', text: 'x' }, signal: AbortSignal.timeout(5_000) })
+    expect(send.status).toBe(502)
+    expect(await send.text()).toMatch(/^herdr: unreachable: /)
+    const approve = await stack.bridge.request('/approve', { method: 'POST', json: { agent: 'w1:p1', seq: 1 }, signal: AbortSignal.timeout(5_000) })
+    expect(approve.status).toBe(200)
+    expect(await approve.json()).toEqual({ ok: true, applied: false, reason: expect.stringMatching(/^herdr: unreachable: /) })
   })
 })
