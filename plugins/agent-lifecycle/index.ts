@@ -103,7 +103,8 @@ export default definePlugin({
 
         const shell = await waitForPrompt(ctx.herdr, session, paneId, PROMPT_WAIT_MS)
         if (!shell.atPrompt) {
-          if (created) fail(502, `the new pane ${ids.pane_id} did not reach a shell prompt within ${PROMPT_WAIT_MS / 1000} s`)
+          // Spec 1 §4.5: a pane not at a prompt is 409 for every targeting form, new panes included.
+          if (created) fail(409, `the new pane ${ids.pane_id} did not reach a shell prompt within ${PROMPT_WAIT_MS / 1000} s`)
           fail(409, `pane ${ids.pane_id} is busy running ${shell.busyWith}`.slice(0, 400))
         }
         const name = body.name ?? deriveName(kind, paneId)
