@@ -27,8 +27,12 @@ export function fail(status: number, message: string, headers?: Record<string, s
   throw new HttpError(status, message, headers)
 }
 
+/** Clients show error bodies of up to 400 characters; longer ones (echoed input) are cut. */
+const MAX_ERROR = 400
+
 export function errorResponse(status: number, message: string, style: ErrorStyle = 'text', headers: Record<string, string> = {}): Response {
-  const line = message.split('\n')[0]
+  const first = message.split('\n')[0]
+  const line = first.length > MAX_ERROR ? first.slice(0, MAX_ERROR - 1) + '…' : first
   return style === 'json' ? json({ error: line }, status, headers) : text(line, status, headers)
 }
 

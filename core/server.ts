@@ -264,7 +264,8 @@ function parseWith(schema: v.GenericSchema, input: unknown, invalid?: string): a
   if (invalid) throw new HttpError(400, invalid)
   const issue = r.issues[0]
   const path = issue.path?.map((p) => String(p.key)).join('.')
-  throw new HttpError(400, path ? `${path}: ${issue.message}` : issue.message)
+  // Schemas may already name the field in their message ("code: want a string").
+  throw new HttpError(400, path && !issue.message.startsWith(`${path}:`) ? `${path}: ${issue.message}` : issue.message)
 }
 
 async function readJsonBody(request: Request, invalid?: string): Promise<unknown> {

@@ -34,10 +34,10 @@ export default definePlugin({
       response: v.object({ id: v.string(), bearer: v.string(), name: v.string(), server_id: v.string(), server_name: v.string() }),
       body: v.object({
         code: v.pipe(v.string('code: want a string'), v.nonEmpty('code: want the 8-hex pairing code')),
-        device_name: v.optional(v.string('device_name: want a string')),
-        push_token: v.optional(v.string('push_token: want a string')),
+        device_name: v.nullish(v.string('device_name: want a string')),
+        push_token: v.nullish(v.string('push_token: want a string')),
         // The reference mobile client sends the push token under this name.
-        fcm_token: v.optional(v.string('fcm_token: want a string')),
+        fcm_token: v.nullish(v.string('fcm_token: want a string')),
       }),
       async handler({ event, body, ctx }) {
         const limiter = ctx.services.get('pairing.limiter') as ReturnType<typeof createFailureLimiter>
@@ -50,7 +50,7 @@ export default definePlugin({
           ctx.log.info(`pairing refused for ${ip}: invalid, expired or used code`)
           fail(403, 'invalid or expired pairing code')
         }
-        const device = await ctx.devices.add({ name: body.device_name, push_token: body.push_token || body.fcm_token || '' }).catch(storageFailure)
+        const device = await ctx.devices.add({ name: body.device_name ?? undefined, push_token: body.push_token || body.fcm_token || '' }).catch(storageFailure)
         ctx.log.info(`paired device ${device.id} (${device.name})`)
         ctx.bus.publish('bridge', 'device_paired', { id: device.id, name: device.name })
         return { id: device.id, bearer: device.bearer, name: device.name, server_id: ctx.config.server_id, server_name: ctx.config.server_name }

@@ -9,6 +9,7 @@ import { loadPlugins } from '../../core/loader.ts'
 import { definePlugin, defineRoute, defineWebSocket } from '../../core/plugin.ts'
 import pairing from '../../plugins/pairing/index.ts'
 import web from '../../plugins/web/index.ts'
+import { fail } from '../../core/respond.ts'
 
 let b: TestBridge | undefined
 afterEach(async () => {
@@ -100,6 +101,21 @@ describe('auth', () => {
     expect(await a.closed).toEqual({ code: 1008, reason: 'device revoked' })
     expect(c.ws.readyState).toBe(WebSocket.OPEN)
     c.ws.close()
+  })
+})
+
+describe('error bodies', () => {
+  it('cut an echoed input to 400 characters on one line', async () => {
+    const long = definePlugin({
+      name: 'long',
+      routes: [defineRoute({ method: 'GET', path: '/long', auth: 'none', handler: () => fail(400, `unknown thing: ${'x'.repeat(5000)}\nsecond line`) })],
+    })
+    b = await startBridge({ user: { plugins: [long, web] } })
+    const res = await fetch(`${b.url}/long`)
+    expect(res.status).toBe(400)
+    const body = await res.text()
+    expect(body).toHaveLength(400)
+    expect(body.endsWith('x…')).toBe(true)
   })
 })
 
