@@ -30,9 +30,14 @@ export function fail(status: number, message: string, headers?: Record<string, s
 /** Clients show error bodies of up to 400 characters; longer ones (echoed input) are cut. */
 const MAX_ERROR = 400
 
-export function errorResponse(status: number, message: string, style: ErrorStyle = 'text', headers: Record<string, string> = {}): Response {
+/** An error message as clients receive it: its first line, cut at 400 characters. */
+export function errorLine(message: string): string {
   const first = message.split('\n')[0]
-  const line = first.length > MAX_ERROR ? first.slice(0, MAX_ERROR - 1) + '…' : first
+  return first.length > MAX_ERROR ? first.slice(0, MAX_ERROR - 1) + '…' : first
+}
+
+export function errorResponse(status: number, message: string, style: ErrorStyle = 'text', headers: Record<string, string> = {}): Response {
+  const line = errorLine(message)
   return style === 'json' ? json({ error: line }, status, headers) : text(line, status, headers)
 }
 

@@ -9,6 +9,7 @@ import { dirname, basename, isAbsolute, join, relative, resolve, sep } from 'nod
 import { startStack, type Stack } from '../harness/stack.ts'
 import { makeRepo, tempDir, numbered, type Repo } from '../diff/repo.ts'
 import { agentPane } from '../diff/panes.ts'
+import { errorLine } from '../../core/respond.ts'
 
 let stack: Stack
 let root: string
@@ -114,13 +115,13 @@ describe('GET /diff/expand path confinement (property)', () => {
           return
         }
         if (r.status === 400) {
-          expect([url, r.body]).toEqual([url, `bad path: ${sent} escapes the pane's tree`])
+          expect([url, r.body]).toEqual([url, errorLine(`bad path: ${sent} escapes the pane's tree`)])
           return
         }
         expect(isAbsolute(sent) || sent.includes('\0')).toBe(false)
         const nominal = join(repo.dir, sent)
         if (r.status === 404) {
-          expect([url, r.body]).toEqual([url, `no such file: ${sent}`])
+          expect([url, r.body]).toEqual([url, errorLine(`no such file: ${sent}`)])
           const land = landing(nominal)
           expect([url, inside(land, repo.dir) && !relative(repo.dir, land).split(sep).includes('.git')]).toEqual([url, true])
           return
@@ -146,7 +147,7 @@ describe('GET /diff/expand path confinement (property)', () => {
     // (`up/../x` is not among them: `..` is resolved lexically first, so that stays in the tree.)
     for (const p of ['dir-out/secret.txt', 'dir-out/no-such-file', 'dir-out/present/deeper', 'dir-out/present/nope/x', 'up/nowhere', 'up/repo/../outside/secret.txt']) {
       const r = await hit(`/diff/expand?pane=${pane}&path=${encodeURIComponent(p)}`)
-      expect([p, r.status, r.body]).toEqual([p, 400, `bad path: ${p} escapes the pane's tree`])
+      expect([p, r.status, r.body]).toEqual([p, 400, errorLine(`bad path: ${p} escapes the pane's tree`)])
     }
     const r = await hit(`/diff/expand?pane=${pane}&path=src/nope`)
     expect([r.status, r.body]).toEqual([404, 'no such file: src/nope'])
