@@ -167,7 +167,12 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
     })
   }
   const fallback = loaded.routes.get('/**')
-  app.all('/**', (event) => (fallback ? dispatch(event, fallback) : text('not found', 404)))
+  // The catch-all serves pages; any other method on an unknown path is a wrong path, not a
+  // wrong method (a typo'd POST /aprove should say so).
+  app.all('/**', (event) => {
+    const m = (event.req as Request).method === 'HEAD' ? 'GET' : (event.req as Request).method
+    return fallback?.has(m) ? dispatch(event, fallback) : text('not found', 404)
+  })
 
   const fetch = async (request: Request): Promise<Response> => {
     const started = performance.now()

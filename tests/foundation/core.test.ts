@@ -188,6 +188,15 @@ describe('loader', () => {
   })
 })
 
+describe('unknown paths', () => {
+  it('answer 404 not found for a method the catch-all page does not serve', async () => {
+    b = await startBridge()
+    const res = await b.request('/aprove', { method: 'POST', json: { agent: 'w1:p1', seq: 1 } })
+    expect(res.status).toBe(404)
+    expect(await res.text()).toBe('not found')
+  })
+})
+
 describe('web page', () => {
   it('serves the embedded page at / and unlisted paths without auth', async () => {
     b = await startBridge()
