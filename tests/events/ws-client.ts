@@ -3,6 +3,7 @@
 import { WebSocket } from 'undici'
 import net from 'node:net'
 import { randomBytes } from 'node:crypto'
+import { takeFrames, closeCodeOf } from '../harness/ws-frames.ts'
 
 export interface Frames {
   ws: WebSocket
@@ -68,7 +69,7 @@ export async function openStalled(url: string): Promise<{ drain(): Promise<{ cod
     `GET ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
       `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
   )
-  let buf = Buffer.alloc(0)
+  let buf: Buffer = Buffer.alloc(0)
   await new Promise<void>((resolve, reject) => {
     const onData = (d: Buffer) => {
       buf = Buffer.concat([buf, d])
@@ -89,26 +90,12 @@ export async function openStalled(url: string): Promise<{ drain(): Promise<{ cod
       new Promise((resolve, reject) => {
         let frames = 0
         const parse = () => {
-          for (;;) {
-            if (buf.length < 2) return
-            const op = buf[0] & 0x0f
-            let len = buf[1] & 0x7f
-            let off = 2
-            if (len === 126) {
-              if (buf.length < 4) return
-              len = buf.readUInt16BE(2)
-              off = 4
-            } else if (len === 127) {
-              if (buf.length < 10) return
-              len = Number(buf.readBigUInt64BE(2))
-              off = 10
-            }
-            if (buf.length < off + len) return
-            const payload = buf.subarray(off, off + len)
-            buf = buf.subarray(off + len)
-            if (op === 0x8) {
+          const taken = takeFrames(buf)
+          buf = taken.rest
+          for (const f of taken.frames) {
+            if (f.op === 0x8) {
               sock.destroy()
-              return resolve({ code: payload.length >= 2 ? payload.readUInt16BE(0) : 1005, reason: payload.subarray(2).toString(), frames })
+              return resolve({ code: closeCodeOf(f.payload), reason: f.payload.subarray(2).toString(), frames })
             }
             frames++
           }

@@ -15,6 +15,7 @@ import { MAX_WS_MESSAGE } from '../../core/server.ts'
 import { openEvents } from '../events/ws-client.ts'
 import { connect } from '../transcript/ws-client.ts'
 import { until } from './util.ts'
+import { takeFrames, closeCodeOf } from '../harness/ws-frames.ts'
 
 let stack: Stack
 let pane: string
@@ -177,7 +178,7 @@ async function rawSession(url: string, bytes: Buffer[], graceMs = 10_000): Promi
     `GET ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
       `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
   )
-  let buf = Buffer.alloc(0)
+  let buf: Buffer = Buffer.alloc(0)
   let upgraded = false
   let closeCode: number | null = null
   let isEnded = false
@@ -198,27 +199,15 @@ async function rawSession(url: string, bytes: Buffer[], graceMs = 10_000): Promi
         buf = buf.subarray(end + 4)
         resolve()
       }
-      // Server frames are unmasked: scan for the close frame.
-      for (;;) {
-        if (buf.length < 2) return
-        let len = buf[1] & 0x7f
-        let off = 2
-        if (len === 126) {
-          if (buf.length < 4) return
-          len = buf.readUInt16BE(2)
-          off = 4
-        } else if (len === 127) {
-          if (buf.length < 10) return
-          len = Number(buf.readBigUInt64BE(2))
-          off = 10
-        }
-        if (buf.length < off + len) return
-        if ((buf[0] & 0x0f) === 0x8 && closeCode === null) {
-          closeCode = len >= 2 ? buf.readUInt16BE(off) : 1005
+      // Server frames are unmasked: look for the close frame.
+      const taken = takeFrames(buf)
+      buf = taken.rest
+      for (const f of taken.frames) {
+        if (f.op === 0x8 && closeCode === null) {
+          closeCode = closeCodeOf(f.payload)
           // Complete the closing handshake as a well-behaved client does.
-          if (!sock.destroyed) sock.end(rawFrame(8, Buffer.from(buf.subarray(off, off + Math.min(len, 2)))))
+          if (!sock.destroyed) sock.end(rawFrame(8, Buffer.from(f.payload.subarray(0, Math.min(f.payload.length, 2)))))
         }
-        buf = buf.subarray(off + len)
       }
     })
   })

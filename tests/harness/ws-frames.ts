@@ -1,0 +1,35 @@
+/** Reading server WebSocket frames off a raw socket, for tests that must see the wire itself. */
+
+export interface RawFrame {
+  op: number
+  payload: Buffer
+}
+
+/**
+ * Takes every complete (unmasked, server-sent) frame off the front of `buf`; returns them and
+ * what is left for the next chunk.
+ */
+export function takeFrames(buf: Buffer): { frames: RawFrame[]; rest: Buffer } {
+  const frames: RawFrame[] = []
+  for (;;) {
+    if (buf.length < 2) break
+    let len = buf[1] & 0x7f
+    let off = 2
+    if (len === 126) {
+      if (buf.length < 4) break
+      len = buf.readUInt16BE(2)
+      off = 4
+    } else if (len === 127) {
+      if (buf.length < 10) break
+      len = Number(buf.readBigUInt64BE(2))
+      off = 10
+    }
+    if (buf.length < off + len) break
+    frames.push({ op: buf[0] & 0x0f, payload: buf.subarray(off, off + len) })
+    buf = buf.subarray(off + len)
+  }
+  return { frames, rest: buf }
+}
+
+/** The code of a close frame's payload (1005 when it carries none). */
+export const closeCodeOf = (payload: Buffer) => (payload.length >= 2 ? payload.readUInt16BE(0) : 1005)
