@@ -27,13 +27,20 @@ const settle = () => new Promise((r) => setTimeout(r, RACY_MS * 3))
 
 /** Reads twice after the racy window and checks the second read came from the caches. */
 async function cachedRead(dir: string) {
-  await settle()
-  await readGit(dir, { env })
-  const before = { ...cacheHits }
-  const read = await readGit(dir, { env })
-  expect(cacheHits.layout).toBeGreaterThan(before.layout)
-  expect(cacheHits.refs).toBeGreaterThan(before.refs)
-  return read.git
+  // On a loaded machine a read can still fall inside the racy window; a few tries prove the
+  // caches do serve reads, which is what the checks after it rely on.
+  for (let attempt = 0; ; attempt++) {
+    await settle()
+    await readGit(dir, { env })
+    const before = { ...cacheHits }
+    const read = await readGit(dir, { env })
+    const hit = cacheHits.layout > before.layout && cacheHits.refs > before.refs
+    if (hit || attempt === 4) {
+      expect(cacheHits.layout).toBeGreaterThan(before.layout)
+      expect(cacheHits.refs).toBeGreaterThan(before.refs)
+      return read.git
+    }
+  }
 }
 
 describe('readGit caches: a change is seen by the next read', () => {

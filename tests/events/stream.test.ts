@@ -49,7 +49,8 @@ describe('WS /events', () => {
       expect(typeof snap.ts).toBe('number')
       expect(Array.isArray(snap.snapshot.result.snapshot.agents)).toBe(true)
       const { baseline, last } = assertContiguous(c)
-      expect(last).toBe(end.seq)
+      // A status change still in flight from the producer may land after the marker.
+      expect(last).toBeGreaterThanOrEqual(end.seq)
       expect(last - baseline).toBeGreaterThan(0)
     }
     // Every socket saw the same event under the same seq.

@@ -27,7 +27,7 @@ afterAll(async () => {
   for (const c of cleanup) c()
   await bridge?.close().catch(() => {})
   await sim?.stop().catch(() => {})
-  rmSync(home, { recursive: true, force: true, maxRetries: 5 })
+  rmSync(home, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 })
 })
 
 async function shellPane(cwd: string): Promise<string> {

@@ -86,7 +86,7 @@ export async function startBridge(opts: StartBridgeOptions = {}): Promise<TestBr
     },
     async close() {
       await bridge.close()
-      if (ownHome) rmSync(home, { recursive: true, force: true, maxRetries: 5 })
+      if (ownHome) rmSync(home, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 })
     },
   }
 }

@@ -32,7 +32,7 @@ export async function startStack(opts: { sessions?: string[]; bridge?: Omit<Star
     async close() {
       await bridge.close().catch(() => {})
       await sim.stop().catch(() => {})
-      rmSync(home, { recursive: true, force: true, maxRetries: 5 })
+      rmSync(home, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 })
     },
   }
 }

@@ -41,7 +41,7 @@ async function start(opts: { credentials: boolean; channels?: { blocked: string;
   })
   bridges.push(b)
   // home is the bridge's own temp dir; close() of a bridge given a home leaves it, so remove it after.
-  bridges.push({ close: async () => (await import('node:fs')).rmSync(home, { recursive: true, force: true, maxRetries: 5 }) } as TestBridge)
+  bridges.push({ close: async () => (await import('node:fs')).rmSync(home, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 }) } as TestBridge)
   const events: BusEvent[] = []
   b.bridge.ctx.bus.subscribe({ deliver: (e) => void events.push(e) })
   return { b, events }

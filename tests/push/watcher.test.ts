@@ -66,7 +66,7 @@ afterAll(async () => {
   await bridge?.close()
   await sim?.stop()
   await fcm?.close()
-  rmSync(home, { recursive: true, force: true, maxRetries: 5 })
+  rmSync(home, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 })
 })
 
 const messages = () => fcm.requests.map((r) => r.body.message)
