@@ -47,6 +47,9 @@ describe('readGit caches: a change is seen by the next read', () => {
   it('a remote added, fetched and given a HEAD; the trunk moving ahead', async () => {
     const upstream = repo({ files: { 'a.txt': 'a\n' } })
     const r = repo({ files: { 'a.txt': 'a\n' } })
+    // Share upstream's root commit: two repos made in different seconds have different ones.
+    r.git('fetch', '-q', upstream.dir, 'main')
+    r.git('reset', '-q', '--hard', 'FETCH_HEAD')
     r.git('checkout', '-q', '-b', 'feature')
     r.commit('f1', { 'f.txt': 'f\n' })
 
