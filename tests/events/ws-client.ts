@@ -3,7 +3,7 @@
 import { WebSocket } from 'undici'
 import net from 'node:net'
 import { randomBytes } from 'node:crypto'
-import { takeFrames, closeCodeOf } from '../harness/ws-frames.ts'
+import { takeFrames, closeCodeOf, rawUpgrade } from '../harness/ws-frames.ts'
 
 export interface Frames {
   ws: WebSocket
@@ -59,16 +59,7 @@ export function openEvents(url: string): Frames {
 
 /** A WebSocket client that completes the handshake and then reads nothing until `drain()`. */
 export async function openStalled(url: string): Promise<{ drain(): Promise<{ code: number; reason: string; frames: number }>; destroy(): void }> {
-  const u = new URL(url)
-  const sock = net.connect(Number(u.port), u.hostname)
-  await new Promise<void>((r, j) => {
-    sock.once('connect', () => r())
-    sock.once('error', j)
-  })
-  sock.write(
-    `GET ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
-      `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
-  )
+  const sock = await rawUpgrade(url)
   let buf: Buffer = Buffer.alloc(0)
   await new Promise<void>((resolve, reject) => {
     const onData = (d: Buffer) => {

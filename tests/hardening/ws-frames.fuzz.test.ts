@@ -3,7 +3,6 @@
 // socket ends cleanly, and the bridge keeps serving other clients.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
 import fc from 'fast-check'
-import net from 'node:net'
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -15,7 +14,7 @@ import { MAX_WS_MESSAGE } from '../../core/server.ts'
 import { openEvents } from '../events/ws-client.ts'
 import { connect } from '../transcript/ws-client.ts'
 import { until } from './util.ts'
-import { takeFrames, closeCodeOf } from '../harness/ws-frames.ts'
+import { takeFrames, closeCodeOf, rawUpgrade } from '../harness/ws-frames.ts'
 
 let stack: Stack
 let pane: string
@@ -168,16 +167,7 @@ function rawFrame(opcode: number, payload: Buffer, o: { fin?: boolean; unmasked?
  * the client, which must end it too; `halfClosed` says that was needed.
  */
 async function rawSession(url: string, bytes: Buffer[], graceMs = 10_000): Promise<{ closeCode: number | null; halfClosed: boolean }> {
-  const u = new URL(url)
-  const sock = net.connect(Number(u.port), u.hostname)
-  await new Promise<void>((r, j) => {
-    sock.once('connect', () => r())
-    sock.once('error', j)
-  })
-  sock.write(
-    `GET ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
-      `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
-  )
+  const sock = await rawUpgrade(url)
   let buf: Buffer = Buffer.alloc(0)
   let upgraded = false
   let closeCode: number | null = null

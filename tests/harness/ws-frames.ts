@@ -1,4 +1,6 @@
 /** Reading server WebSocket frames off a raw socket, for tests that must see the wire itself. */
+import { connect, type Socket } from 'node:net'
+import { randomBytes } from 'node:crypto'
 
 export interface RawFrame {
   op: number
@@ -33,3 +35,18 @@ export function takeFrames(buf: Buffer): { frames: RawFrame[]; rest: Buffer } {
 
 /** The code of a close frame's payload (1005 when it carries none). */
 export const closeCodeOf = (payload: Buffer) => (payload.length >= 2 ? payload.readUInt16BE(0) : 1005)
+
+/** A TCP connection to `url` with a WebSocket upgrade request written; the answer is the caller's to read. */
+export async function rawUpgrade(url: string): Promise<Socket> {
+  const u = new URL(url)
+  const sock = connect(Number(u.port), u.hostname)
+  await new Promise<void>((r, j) => {
+    sock.once('connect', () => r())
+    sock.once('error', j)
+  })
+  sock.write(
+    `GET ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+      `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+  )
+  return sock
+}
