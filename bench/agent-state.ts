@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startStack } from '../tests/harness/stack.ts'
 import { parseClaudeScreen, summarizeClaude } from '../plugins/agent-state/kinds/claude.ts'
-import { screenLines } from '../plugins/agent-state/text.ts'
+import { screenLines } from '../lib/text.ts'
 
 async function time(n: number, fn: () => unknown | Promise<unknown>): Promise<number> {
   for (let i = 0; i < Math.min(20, n); i++) await fn()

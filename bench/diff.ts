@@ -15,7 +15,7 @@ import { mkdirSync, writeFileSync, unlinkSync } from 'node:fs'
 import { execa } from 'execa'
 import { startStack } from '../tests/harness/stack.ts'
 import { herdrRequest } from '../core/herdr/socket.ts'
-import { readGit } from '../core/git/status.ts'
+import { readGit } from '../lib/git/status.ts'
 
 const FILES = 5000
 const MODIFIED = 250

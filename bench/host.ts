@@ -7,7 +7,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { procListeners } from '../core/ports/proc.ts'
+import { procListeners } from '../lib/ports/proc.ts'
 import { claudeCommands } from '../plugins/commands/claude.ts'
 import { readHead } from '../plugins/commands/frontmatter.ts'
 import { listDirectory } from '../plugins/browse/list.ts'

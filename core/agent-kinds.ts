@@ -1,6 +1,6 @@
 import type { PluginContext } from './plugin.ts'
 import type { AgentInfo } from './herdr/index.ts'
-import type { ParseScreen, Summarize, QuestionService, Summary } from './card.ts'
+import type { ParseScreen, Summarize, QuestionService, Summary } from '../lib/card.ts'
 
 /**
  * Per-kind behaviour. Every field is optional: plugins ask the registry for the pane's kind and
@@ -13,7 +13,7 @@ export interface AgentKind {
   kind: string
   /** herdr key name pressed by `/approve` (default `enter`). */
   confirmKey?: string
-  /** Card: blocked question and options from the current screen (plugins/agent-state); see core/card.ts. */
+  /** Card: blocked question and options from the current screen (plugins/agent-state); see lib/card.ts. */
   parseScreen?: ParseScreen
   /** Card: headline / detail / transcript lines from the screen (plugins/agent-state). */
   summarize?: Summarize
@@ -39,7 +39,7 @@ export interface TranscriptCapability {
   /** Subagent counts; undefined when nothing was delegated. */
   subagentCounts?: (agent: AgentInfo, home: string) => Promise<{ total: number; running: number } | undefined>
   /**
-   * Card headline / detail / recent lines from the transcript (core/card.ts uses it for a pane
+   * Card headline / detail / recent lines from the transcript (lib/card.ts uses it for a pane
    * that is not blocked); undefined when there is nothing to say yet.
    */
   summary?: (agent: AgentInfo, home: string) => Promise<Summary | undefined>

@@ -117,15 +117,15 @@ export interface PluginContext {
   services: Map<string, unknown>
 }
 
-export function definePlugin<O = any>(def: PluginDef<O>): PluginDef<O> {
+export function defineBridgePlugin<O = any>(def: PluginDef<O>): PluginDef<O> {
   return def
 }
 
-export function defineRoute<Q = any, B = any>(def: RouteDef<Q, B>): RouteDef<Q, B> {
+export function defineBridgeRoute<Q = any, B = any>(def: RouteDef<Q, B>): RouteDef<Q, B> {
   return def
 }
 
-export function defineWebSocket(def: WsRouteDef): WsRouteDef {
+export function defineBridgeWebSocket(def: WsRouteDef): WsRouteDef {
   return def
 }
 

@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { definePlugin, defineRoute, type PluginContext } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineBridgeRoute, type PluginContext } from '../../core/plugin.ts'
 import { fail, HttpError } from '../../core/respond.ts'
 import { HerdrError, qualifyId } from '../../core/herdr/index.ts'
 import { createPane, waitForPrompt } from '../../core/herdr/panes.ts'
@@ -33,10 +33,10 @@ async function agentOrNull(ctx: PluginContext, paneId: string) {
   return ctx.herdr.getAgent(paneId).catch(notFoundAs404)
 }
 
-export default definePlugin({
+export default defineBridgePlugin({
   name: 'agent-lifecycle',
   routes: [
-    defineRoute({
+    defineBridgeRoute({
       method: 'GET',
       path: '/agents/available',
       auth: 'device',
@@ -48,7 +48,7 @@ export default definePlugin({
       }),
       handler: ({ ctx }) => availableAgents(ctx),
     }),
-    defineRoute({
+    defineBridgeRoute({
       method: 'POST',
       path: '/agent/start',
       auth: 'device',
@@ -113,7 +113,7 @@ export default definePlugin({
         return { ...ids, kind, name: r.name, created_pane: created, prompt_sent: r.prompt_sent, ...(r.prompt_error ? { prompt_error: r.prompt_error } : {}) }
       },
     }),
-    defineRoute({
+    defineBridgeRoute({
       method: 'POST',
       path: '/agent/restart',
       auth: 'device',
@@ -153,7 +153,7 @@ export default definePlugin({
         return { restarted: true, pane_id: ref.qualified, kind, name: r.name, cwd, prompt_sent: r.prompt_sent, history_kept: false, ...(r.prompt_error ? { prompt_error: r.prompt_error } : {}) }
       },
     }),
-    defineRoute({
+    defineBridgeRoute({
       method: 'POST',
       path: '/agent/stop',
       auth: 'device',

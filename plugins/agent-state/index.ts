@@ -5,12 +5,12 @@
  *   POST /agent-mode/cycle {pane}                 one step around the permission-mode ring (device)
  *
  * Contributes the screen parsers of the kinds claude, opencode (with its question service),
- * hermes, codex and the `generic` fallback. The card itself is built by core/card.ts so push
+ * hermes, codex and the `generic` fallback. The card itself is built by lib/card.ts so push
  * notifications read the same card.
  */
 import * as v from 'valibot'
-import { definePlugin, defineRoute } from '../../core/plugin.ts'
-import { CardReadError, readCard } from '../../core/card.ts'
+import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
+import { CardReadError, readCard } from '../../lib/card.ts'
 import { fail } from '../../core/respond.ts'
 import claude from './kinds/claude.ts'
 import opencode from './kinds/opencode.ts'
@@ -42,11 +42,11 @@ const cardSchema = v.object({
 
 const wantsRecent = (r: string | undefined) => r !== undefined && /^(1|true|yes)$/i.test(r.trim())
 
-export default definePlugin({
+export default defineBridgePlugin({
   name: 'agent-state',
   agentKinds: [claude, opencode, hermes, codex, generic],
   routes: [
-    defineRoute({
+    defineBridgeRoute({
       method: 'GET',
       path: '/agent-state',
       auth: 'device',
@@ -66,7 +66,7 @@ export default definePlugin({
         }
       },
     }),
-    defineRoute({
+    defineBridgeRoute({
       method: 'POST',
       path: '/agent-mode/cycle',
       auth: 'device',

@@ -5,7 +5,7 @@
 import type { PluginContext } from '../../core/plugin.ts'
 import { HerdrError } from '../../core/herdr/index.ts'
 import { fail } from '../../core/respond.ts'
-import { normKind } from '../../core/card.ts'
+import { normKind } from '../../lib/card.ts'
 
 export const READBACK_TRIES = 6
 export const READBACK_INTERVAL_MS = 180

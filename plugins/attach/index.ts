@@ -1,5 +1,5 @@
 import type { Peer } from 'crossws'
-import { definePlugin, defineWebSocket, type PluginContext } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineBridgeWebSocket, type PluginContext } from '../../core/plugin.ts'
 import { text } from '../../core/respond.ts'
 import { parseAttachQuery } from './frames.ts'
 import { startRelay, type Relay, type RelayLimits, type RelayOptions } from './relay.ts'
@@ -37,7 +37,7 @@ const RELAYS = 'attach.relays'
 
 const LIMITS = 'attach.limits'
 
-export default definePlugin<RelayLimits>({
+export default defineBridgePlugin<RelayLimits>({
   name: 'attach',
   setup(ctx, limits) {
     const relays = new Map<string, Relay>()
@@ -52,7 +52,7 @@ export default definePlugin<RelayLimits>({
     }
   },
   websockets: [
-    defineWebSocket({
+    defineBridgeWebSocket({
       path: '/attach',
       auth: 'device',
       queryToken: true,

@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import { rename, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
-import { definePlugin, defineRoute, type PluginContext, type RouteDef } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineBridgeRoute, type PluginContext, type RouteDef } from '../../core/plugin.ts'
 import { fail, text } from '../../core/respond.ts'
 import { HerdrError } from '../../core/herdr/index.ts'
 import { sniffImage, sniffDocument, type Verdict } from './sniff.ts'
@@ -30,13 +30,13 @@ const KINDS: Kind[] = [
   { path: '/file', dir: 'files', cap: FILE_CAP, capText: '25 MiB', sniff: (head, file) => sniffDocument(head, file) },
 ]
 
-export default definePlugin({
+export default defineBridgePlugin({
   name: 'attachments',
   routes: KINDS.map(route),
 })
 
 function route(kind: Kind): RouteDef {
-  return defineRoute({
+  return defineBridgeRoute({
     method: 'POST',
     path: kind.path,
     auth: 'device',

@@ -5,7 +5,7 @@
 import { stat } from 'node:fs/promises'
 import { isAbsolute, normalize } from 'node:path'
 import { HttpError } from '../../core/respond.ts'
-import { runGit, oneLine, type GitOptions } from '../../core/git/run.ts'
+import { runGit, oneLine, type GitOptions } from '../../lib/git/run.ts'
 import { defaultBranch, mergeState, upstreamOf, worktreesHolding, branchSha, validBranchName } from './git.ts'
 
 export interface DeleteRequest {

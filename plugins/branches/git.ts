@@ -1,9 +1,9 @@
 /**
  * The git facts behind branch deletion, read fresh on every call (never trusted from a preflight).
- * All calls go through core/git/run.ts; the branch is always passed as a full ref or after `--`.
+ * All calls go through lib/git/run.ts; the branch is always passed as a full ref or after `--`.
  */
 import { realpath } from 'node:fs/promises'
-import { runGit, gitOk, GitFailure, oneLine, type GitOptions } from '../../core/git/run.ts'
+import { runGit, gitOk, GitFailure, oneLine, type GitOptions } from '../../lib/git/run.ts'
 
 export interface DefaultBranch {
   /** '' when it cannot be determined (then nothing in the repository is deletable). */

@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { definePlugin, defineRoute } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
 import { fail } from '../../core/respond.ts'
 import { HerdrError } from '../../core/herdr/index.ts'
 import { branchInfo, type WorktreeListResult } from './info.ts'
@@ -10,10 +10,10 @@ import { deleteBranch } from './delete.ts'
  *   GET  /branch-info?workspace_id=               preflight while the space still exists
  *   POST /branch-delete {repo_root, branch, force?}   after worktree.remove; rules re-checked
  */
-export default definePlugin({
+export default defineBridgePlugin({
   name: 'branches',
   routes: [
-    defineRoute({
+    defineBridgeRoute({
       method: 'GET',
       path: '/branch-info',
       auth: 'device',
@@ -48,7 +48,7 @@ export default definePlugin({
         return branchInfo(query.workspace_id, ref.id, list, { env: ctx.env })
       },
     }),
-    defineRoute({
+    defineBridgeRoute({
       method: 'POST',
       path: '/branch-delete',
       auth: 'device',

@@ -3,7 +3,7 @@
  * every git failure is a 200 with deletable false and a sentence; only herdr failures are errors.
  */
 import { realpath } from 'node:fs/promises'
-import { GitFailure, type GitOptions } from '../../core/git/run.ts'
+import { GitFailure, type GitOptions } from '../../lib/git/run.ts'
 import { defaultBranch, mergeState, upstreamOf, worktreesHolding, branchSha } from './git.ts'
 
 export interface BranchInfo {

@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { definePlugin, defineRoute, type PluginContext } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineBridgeRoute, type PluginContext } from '../../core/plugin.ts'
 import { qualifyId } from '../../core/herdr/index.ts'
 import { deriveRoots } from './roots.ts'
 import { listDirectory, resolveBrowsePath } from './list.ts'
@@ -31,10 +31,10 @@ async function openSpaces(ctx: PluginContext): Promise<Space[]> {
   return out
 }
 
-export default definePlugin({
+export default defineBridgePlugin({
   name: 'browse',
   routes: [
-    defineRoute({
+    defineBridgeRoute({
       method: 'GET',
       path: '/browse',
       auth: 'device',

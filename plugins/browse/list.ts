@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { HttpError } from '../../core/respond.ts'
-import { realLocationSync } from '../../core/real-location.ts'
+import { realLocationSync } from '../../lib/real-location.ts'
 import { rootOf, type BrowseRoot } from './roots.ts'
 
 /** Most entries one listing returns; the rest are cut and `truncated` is set. */

@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { definePlugin, defineRoute, defineAgentKind, type PluginContext } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineBridgeRoute, defineAgentKind, type PluginContext } from '../../core/plugin.ts'
 import { fail } from '../../core/respond.ts'
 import { claudeCommands } from './claude.ts'
 
@@ -9,11 +9,11 @@ import { claudeCommands } from './claude.ts'
  *                         a command surface → 200 with an empty list.
  * Contributes the `commands` capability of the claude kind (read from disk on every request).
  */
-export default definePlugin({
+export default defineBridgePlugin({
   name: 'commands',
   agentKinds: [defineAgentKind({ kind: 'claude', commands: async (cwd: string, ctx: PluginContext) => claudeCommands(cwd, ctx.home) })],
   routes: [
-    defineRoute({
+    defineBridgeRoute({
       method: 'GET',
       path: '/commands',
       auth: 'device',

@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { definePlugin, defineRoute, type PluginContext } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineBridgeRoute, type PluginContext } from '../../core/plugin.ts'
 import { fail } from '../../core/respond.ts'
 import { HerdrError, qualifyId } from '../../core/herdr/index.ts'
 import { toHerdrKey } from '../../core/herdr/keys.ts'
@@ -13,10 +13,10 @@ import { answerForSend, answerThroughService, anyQuestionService } from './quest
  *   POST /approve  device {agent, seq} → {ok: true, applied, reason?} (always 200 once `agent` is given)
  * Every /approve outcome is published on the bus as bridge `approve_applied {pane, seq, applied, reason}`.
  */
-export default definePlugin({
+export default defineBridgePlugin({
   name: 'control',
   routes: [
-    defineRoute({
+    defineBridgeRoute({
       method: 'POST',
       path: '/send',
       auth: 'device',
@@ -50,7 +50,7 @@ export default definePlugin({
         return { ok: true }
       },
     }),
-    defineRoute({
+    defineBridgeRoute({
       method: 'POST',
       path: '/approve',
       auth: 'device',

@@ -1,6 +1,6 @@
 import type { PluginContext } from '../../core/plugin.ts'
 import type { AgentInfo } from '../../core/herdr/index.ts'
-import type { QuestionAnswer, QuestionService } from '../../core/card.ts'
+import type { QuestionAnswer, QuestionService } from '../../lib/card.ts'
 
 /**
  * Spec 1 §4.2: for a kind whose blocked question is a managed service form, the default choice

@@ -5,8 +5,8 @@ import { open, realpath, lstat } from 'node:fs/promises'
 import { constants } from 'node:fs'
 import { isAbsolute, join, relative, sep } from 'node:path'
 import { HttpError } from '../../core/respond.ts'
-import { decodeText } from '../../core/git/untracked.ts'
-import { realLocation } from '../../core/real-location.ts'
+import { decodeText } from '../../lib/git/untracked.ts'
+import { realLocation } from '../../lib/real-location.ts'
 
 export const EXPAND_MAX_LINES = 400
 export const EXPAND_MAX_BYTES = 4 * 1024 * 1024

@@ -1,9 +1,9 @@
 import * as v from 'valibot'
-import { definePlugin, defineRoute, type PluginContext } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineBridgeRoute, type PluginContext } from '../../core/plugin.ts'
 import { fail } from '../../core/respond.ts'
 import { HerdrError } from '../../core/herdr/index.ts'
-import { readGit } from '../../core/git/status.ts'
-import { GitFailure, runGit } from '../../core/git/run.ts'
+import { readGit } from '../../lib/git/status.ts'
+import { GitFailure, runGit } from '../../lib/git/run.ts'
 import { clampWindow, readSlice } from './expand.ts'
 
 /**
@@ -11,10 +11,10 @@ import { clampWindow, readSlice } from './expand.ts'
  *   GET /diff?pane=&context=                     branch, git context, one diff per changed file
  *   GET /diff/expand?pane=&path=&start=&count=   unchanged lines of a working-tree file
  */
-export default definePlugin({
+export default defineBridgePlugin({
   name: 'diff',
   routes: [
-    defineRoute({
+    defineBridgeRoute({
       method: 'GET',
       path: '/diff',
       auth: 'device',
@@ -59,7 +59,7 @@ export default definePlugin({
         }
       },
     }),
-    defineRoute({
+    defineBridgeRoute({
       method: 'GET',
       path: '/diff/expand',
       auth: 'device',

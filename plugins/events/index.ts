@@ -1,6 +1,6 @@
 import type { Peer } from 'crossws'
-import { definePlugin, defineWebSocket, type PluginContext } from '../../core/plugin.ts'
-import { buildSnapshot } from '../../core/snapshot.ts'
+import { defineBridgePlugin, defineBridgeWebSocket, type PluginContext } from '../../core/plugin.ts'
+import { buildSnapshot } from '../../lib/snapshot.ts'
 import { text } from '../../core/respond.ts'
 import { openEventStream, DEFAULT_STREAM, type EventStream, type StreamOptions } from './stream.ts'
 
@@ -24,7 +24,7 @@ const streams = new WeakMap<object, EventStream>()
 const peersOf = (ctx: PluginContext | undefined): Set<Peer> | undefined => ctx?.services.get(PEERS) as any
 const optionsOf = (ctx: PluginContext): (StreamOptions & { enabled: boolean }) | undefined => ctx.services.get(OPTIONS) as any
 
-export default definePlugin<EventsOptions>({
+export default defineBridgePlugin<EventsOptions>({
   name: 'events',
   setup(ctx, options = {}) {
     ctx.services.set(OPTIONS, { ...DEFAULT_STREAM, enabled: true, ...options })
@@ -44,7 +44,7 @@ export default definePlugin<EventsOptions>({
     }
   },
   websockets: [
-    defineWebSocket({
+    defineBridgeWebSocket({
       path: '/events',
       auth: 'device',
       queryToken: true,

@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { definePlugin, defineRoute } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
 import { json } from '../../core/respond.ts'
 
 /**
@@ -7,11 +7,11 @@ import { json } from '../../core/respond.ts'
  *   GET /healthz  200 while the process serves requests
  *   GET /readyz   200 when at least one herdr session answers ping, else 503
  */
-export default definePlugin({
+export default defineBridgePlugin({
   name: 'health',
   routes: [
-    defineRoute({ method: 'GET', path: '/healthz', auth: 'none', describe: 'Process is up', response: v.object({ ok: v.literal(true) }), handler: () => ({ ok: true }) }),
-    defineRoute({
+    defineBridgeRoute({ method: 'GET', path: '/healthz', auth: 'none', describe: 'Process is up', response: v.object({ ok: v.literal(true) }), handler: () => ({ ok: true }) }),
+    defineBridgeRoute({
       method: 'GET',
       path: '/readyz',
       auth: 'none',

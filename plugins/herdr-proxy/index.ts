@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { definePlugin, defineRoute, type PluginContext } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineBridgeRoute, type PluginContext } from '../../core/plugin.ts'
 import { fail } from '../../core/respond.ts'
 import { HerdrError, isDefaultSession, qualify } from '../../core/herdr/index.ts'
 import { prepareCall } from './allowlist.ts'
@@ -10,10 +10,10 @@ import { prepareCall } from './allowlist.ts'
  *     400 malformed body or contradictory sessions; 403 method not allowed (herdr untouched);
  *     404 unknown session or a herdr `*_not_found`; 405 non-POST; 502 any other herdr failure.
  */
-export default definePlugin({
+export default defineBridgePlugin({
   name: 'herdr-proxy',
   routes: [
-    defineRoute({
+    defineBridgeRoute({
       method: 'POST',
       path: '/herdr',
       auth: 'device',

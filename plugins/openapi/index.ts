@@ -1,13 +1,13 @@
 import * as v from 'valibot'
-import { definePlugin, defineRoute } from '../../core/plugin.ts'
-import { buildOpenApi } from '../../core/openapi.ts'
+import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
+import { buildOpenApi } from './build.ts'
 import type { LoadedPlugins } from '../../core/loader.ts'
 
 /** GET /openapi.json (no auth): the API document, generated from the live route manifests. */
-export default definePlugin({
+export default defineBridgePlugin({
   name: 'openapi',
   routes: [
-    defineRoute({
+    defineBridgeRoute({
       method: 'GET',
       path: '/openapi.json',
       auth: 'none',

@@ -1,6 +1,6 @@
 import * as v from 'valibot'
 import { getRequestIP } from 'h3'
-import { definePlugin, defineRoute } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
 import { fail } from '../../core/respond.ts'
 import { API_VERSION } from '../../core/version.ts'
 import { createCodeBook, createFailureLimiter } from './codes.ts'
@@ -19,14 +19,14 @@ function storageFailure(err: NodeJS.ErrnoException): never {
  *   GET  /info                 device → {server_id, server_name, version}
  *   POST /register-token       device {token}
  */
-export default definePlugin({
+export default defineBridgePlugin({
   name: 'pairing',
   setup(ctx) {
     ctx.services.set('pairing.codes', createCodeBook(ctx.now))
     ctx.services.set('pairing.limiter', createFailureLimiter(ctx.now))
   },
   routes: [
-    defineRoute({
+    defineBridgeRoute({
       method: 'POST',
       path: '/pair',
       auth: 'pairing',
@@ -56,7 +56,7 @@ export default definePlugin({
         return { id: device.id, bearer: device.bearer, name: device.name, server_id: ctx.config.server_id, server_name: ctx.config.server_name }
       },
     }),
-    defineRoute({
+    defineBridgeRoute({
       method: 'POST',
       path: '/admin/pairing',
       auth: 'admin',
@@ -71,7 +71,7 @@ export default definePlugin({
         return { code, url: url.replace(/\/+$/, ''), expires_at }
       },
     }),
-    defineRoute({
+    defineBridgeRoute({
       method: 'GET',
       path: '/admin/devices',
       auth: 'admin',
@@ -90,7 +90,7 @@ export default definePlugin({
         })),
       }),
     }),
-    defineRoute({
+    defineBridgeRoute({
       method: 'POST',
       path: '/admin/devices/revoke',
       auth: 'admin',
@@ -106,7 +106,7 @@ export default definePlugin({
         return { revoked: true, id: d.id, name: d.name }
       },
     }),
-    defineRoute({
+    defineBridgeRoute({
       method: 'GET',
       path: '/info',
       auth: 'device',
@@ -114,7 +114,7 @@ export default definePlugin({
       response: v.object({ server_id: v.string(), server_name: v.string(), version: v.number() }),
       handler: ({ ctx }) => ({ server_id: ctx.config.server_id, server_name: ctx.config.server_name, version: API_VERSION }),
     }),
-    defineRoute({
+    defineBridgeRoute({
       method: 'POST',
       path: '/register-token',
       auth: 'device',

@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { definePlugin, defineRoute } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
 import { fail } from '../../core/respond.ts'
 import { HerdrError } from '../../core/herdr/index.ts'
 import { createPane, waitForPrompt } from '../../core/herdr/panes.ts'
@@ -21,10 +21,10 @@ function notFoundAs404(err: unknown): never {
   throw err
 }
 
-export default definePlugin({
+export default defineBridgePlugin({
   name: 'panes',
   routes: [
-    defineRoute({
+    defineBridgeRoute({
       method: 'POST',
       path: '/pane/new',
       auth: 'device',
@@ -52,7 +52,7 @@ export default definePlugin({
         return created.ids
       },
     }),
-    defineRoute({
+    defineBridgeRoute({
       method: 'POST',
       path: '/pane/close',
       auth: 'device',

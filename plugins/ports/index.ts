@@ -1,18 +1,18 @@
 import * as v from 'valibot'
-import { definePlugin, defineRoute } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
 import { fail } from '../../core/respond.ts'
 import { splitId, qualifyId } from '../../core/herdr/index.ts'
-import { portScanner, reachableHost, directUrl } from '../../core/ports/index.ts'
+import { portScanner, reachableHost, directUrl } from '../../lib/ports/index.ts'
 
 /**
  * HTTP listeners on the host (spec 1 §4.4).
  *   GET /ports[?pane=]   {ports: [{port, bind, pid, proc, loopback, pane?, agent?, url?}]} sorted by
  *                        port; `pane` keeps that pane's listeners; 502 when the host cannot be scanned.
  */
-export default definePlugin({
+export default defineBridgePlugin({
   name: 'ports',
   routes: [
-    defineRoute({
+    defineBridgeRoute({
       method: 'GET',
       path: '/ports',
       auth: 'device',

@@ -149,7 +149,7 @@ export function dismissMessage(token: string, serverId: string, pane: string): M
   }
 }
 
-/** A card as core/card.ts returns it (the `/agent-state` shape), reduced to what alerts use. */
+/** A card as lib/card.ts returns it (the `/agent-state` shape), reduced to what alerts use. */
 export function cardForAlert(card: any): AlertCard | null {
   if (!card || typeof card !== 'object') return null
   const b = card.blocked && typeof card.blocked === 'object' ? card.blocked : {}

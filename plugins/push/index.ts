@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { definePlugin, defineRoute, type PluginContext } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineBridgeRoute, type PluginContext } from '../../core/plugin.ts'
 import { fail, json } from '../../core/respond.ts'
 import { composeAlert } from './compose.ts'
 import { createPushService, type PushOptions, type PushService } from './service.ts'
@@ -42,7 +42,7 @@ const webConfig = ({ ctx }: { ctx: PluginContext }) => {
   return json(r.config, 200, { 'cache-control': 'no-store' })
 }
 
-export default definePlugin<PushOptions>({
+export default defineBridgePlugin<PushOptions>({
   name: 'push',
   setup(ctx, options) {
     const svc = createPushService(ctx, options ?? {})
@@ -61,7 +61,7 @@ export default definePlugin<PushOptions>({
     }
   },
   routes: [
-    defineRoute({
+    defineBridgeRoute({
       method: 'POST',
       path: '/testpush',
       auth: 'device',
@@ -90,7 +90,7 @@ export default definePlugin<PushOptions>({
         return { ok: true, sent: true, ...(r ? { delivered: r.sent, devices: r.total } : {}), push_enabled: !!svc.credential }
       },
     }),
-    defineRoute({ method: 'GET', path: '/push-config', auth: 'none', describe: "The web client's Firebase config", response: webConfigSchema, handler: webConfig }),
-    defineRoute({ method: 'GET', path: '/firebase-config', auth: 'none', describe: "The web client's Firebase config (reference client path)", response: webConfigSchema, handler: webConfig }),
+    defineBridgeRoute({ method: 'GET', path: '/push-config', auth: 'none', describe: "The web client's Firebase config", response: webConfigSchema, handler: webConfig }),
+    defineBridgeRoute({ method: 'GET', path: '/firebase-config', auth: 'none', describe: "The web client's Firebase config (reference client path)", response: webConfigSchema, handler: webConfig }),
   ],
 })

@@ -1,6 +1,6 @@
 import * as v from 'valibot'
-import { definePlugin, defineRoute } from '../../core/plugin.ts'
-import { buildSnapshot } from '../../core/snapshot.ts'
+import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
+import { buildSnapshot } from '../../lib/snapshot.ts'
 
 /**
  * The merged state of every herdr session.
@@ -40,10 +40,10 @@ export const snapshotSchema = v.looseObject({
   focused_pane_id: v.optional(v.nullable(v.string())),
 })
 
-export default definePlugin({
+export default defineBridgePlugin({
   name: 'snapshot',
   routes: [
-    defineRoute({
+    defineBridgeRoute({
       method: 'GET',
       path: '/snapshot',
       auth: 'device',

@@ -1,9 +1,9 @@
 import * as v from 'valibot'
-import { definePlugin, defineRoute, type PluginContext } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineBridgeRoute, type PluginContext } from '../../core/plugin.ts'
 import { fail } from '../../core/respond.ts'
 import { HerdrError } from '../../core/herdr/index.ts'
-import { readGitContext, type GitContext } from '../../core/git/status.ts'
-import { portScanner, reachableHost, directUrl, type HostListener } from '../../core/ports/index.ts'
+import { readGitContext, type GitContext } from '../../lib/git/status.ts'
+import { portScanner, reachableHost, directUrl, type HostListener } from '../../lib/ports/index.ts'
 import { splitAddr } from '../../core/config.ts'
 import { buildSuggestions, type Suggestion } from './rules.ts'
 import { createRelayHub, type RelayHub } from './relay.ts'
@@ -90,7 +90,7 @@ async function withRelayUrls(ctx: PluginContext, list: Suggestion[], host: strin
   return out
 }
 
-export default definePlugin({
+export default defineBridgePlugin({
   name: 'suggestions',
   setup(ctx) {
     const hub = createRelayHub({ listenHost: listenHostOf(ctx.config.transport.addr), now: ctx.now, log: ctx.log })
@@ -98,7 +98,7 @@ export default definePlugin({
     return () => hub.close()
   },
   routes: [
-    defineRoute({
+    defineBridgeRoute({
       method: 'GET',
       path: '/suggestions',
       auth: 'device',

@@ -1,6 +1,6 @@
 import { basename } from 'node:path'
-import type { GitContext } from '../../core/git/status.ts'
-import type { HostListener } from '../../core/ports/index.ts'
+import type { GitContext } from '../../lib/git/status.ts'
+import type { HostListener } from '../../lib/ports/index.ts'
 
 export interface Suggestion {
   kind: 'dev_server' | 'git_conflict' | 'git_dirty' | 'create_pr' | 'dev_server_local' | 'shell_idle'

@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import * as v from 'valibot'
-import { definePlugin, defineRoute, type PluginContext } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineBridgeRoute, type PluginContext } from '../../core/plugin.ts'
 import { fail } from '../../core/respond.ts'
 import { qualifyId } from '../../core/herdr/ids.ts'
 import type { AgentInfo } from '../../core/herdr/index.ts'
@@ -42,10 +42,10 @@ export function rowsOf(session: string, agents: AgentInfo[]): AgentRow[] {
   }))
 }
 
-export default definePlugin<TimelineOptions>({
+export default defineBridgePlugin<TimelineOptions>({
   name: 'timeline',
   routes: [
-    defineRoute({
+    defineBridgeRoute({
       method: 'GET',
       path: '/timeline',
       auth: 'device',

@@ -6,13 +6,13 @@
  *   (plain GET: 404 with a one-line reason when there is no transcript to stream, else 426)
  *
  * Agent-kind capability `transcript` for `claude` and `pi`: locate, normalize, roster, and the
- * snapshot's `last_activity_ts` / `subagents` (core/snapshot.ts calls lastActivity/subagentCounts).
+ * snapshot's `last_activity_ts` / `subagents` (lib/snapshot.ts calls lastActivity/subagentCounts).
  */
 import type { Peer } from 'crossws'
-import { definePlugin, defineWebSocket, defineAgentKind, type PluginContext } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineBridgeWebSocket, defineAgentKind, type PluginContext } from '../../core/plugin.ts'
 import { text } from '../../core/respond.ts'
 import type { AgentInfo } from '../../core/herdr/index.ts'
-import { sessionValue, type Located, type TranscriptReader } from './locate.ts'
+import { sessionValue, type Located, type TranscriptReader } from '../../lib/transcript/locate.ts'
 import { claudeTranscript } from './claude/kind.ts'
 import { piTranscript } from './pi/kind.ts'
 import { createTranscriptStream, type Source } from './stream.ts'
@@ -61,11 +61,11 @@ async function subagentOf(reader: TranscriptReader, parent: Located, id: string)
 
 const streams = new WeakMap<Peer, ReturnType<typeof createTranscriptStream>>()
 
-export default definePlugin({
+export default defineBridgePlugin({
   name: 'transcript',
   agentKinds: [defineAgentKind({ kind: 'claude', transcript: claudeTranscript }), defineAgentKind({ kind: 'pi', transcript: piTranscript })],
   websockets: [
-    defineWebSocket({
+    defineBridgeWebSocket({
       path: '/agent-transcript',
       auth: 'device',
       queryToken: true,

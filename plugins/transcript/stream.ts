@@ -3,10 +3,10 @@
  * polled live tail, load_older pages, session rotation and roster updates. Every step runs on one
  * queue so frames never interleave mid-sequence.
  */
-import type { Entry, RosterRow } from './entry.ts'
-import type { Located, TranscriptReader } from './locate.ts'
+import type { Entry, RosterRow } from '../../lib/transcript/entry.ts'
+import type { Located, TranscriptReader } from '../../lib/transcript/locate.ts'
 import { openTranscript, type TranscriptFile } from './transcript-file.ts'
-import { newestPage, olderPage } from './paging.ts'
+import { newestPage, olderPage } from '../../lib/transcript/paging.ts'
 
 export const PROTOCOL = 5
 export const TAIL_MS = 250

@@ -4,8 +4,8 @@
  * read straight from disk by seq; the file's contents are never held in memory.
  */
 import { open, stat, type FileHandle } from 'node:fs/promises'
-import { scanLines } from './lines.ts'
-import type { Entry, RawEntry } from './entry.ts'
+import { scanLines } from '../../lib/transcript/lines.ts'
+import type { Entry, RawEntry } from '../../lib/transcript/entry.ts'
 
 export type Normalizer = (line: string) => RawEntry[]
 /** Entries a line yields, without building them (the index pass); defaults to normalize().length. */

@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { definePlugin, defineRoute, defineAgentKind, type PluginContext } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineBridgeRoute, defineAgentKind, type PluginContext } from '../../core/plugin.ts'
 import { createClaudeUsage, DEFAULT_USAGE_URL, type UsageReader } from './claude.ts'
 
 /**
@@ -35,14 +35,14 @@ function reader(ctx: PluginContext): UsageReader {
   return r
 }
 
-export default definePlugin<UsageOptions>({
+export default defineBridgePlugin<UsageOptions>({
   name: 'usage',
   setup(ctx, options) {
     if (options?.url) ctx.services.set(READER, createClaudeUsage({ home: ctx.home, url: options.url, now: ctx.now }))
   },
   agentKinds: [defineAgentKind({ kind: 'claude', usage: (ctx: PluginContext) => reader(ctx).read() })],
   routes: [
-    defineRoute({
+    defineBridgeRoute({
       method: 'GET',
       path: '/usage',
       auth: 'device',

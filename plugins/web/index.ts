@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url'
 import { join, resolve, sep } from 'node:path'
 import type { PluginContext, RouteInput } from '../../core/plugin.ts'
-import { definePlugin, defineRoute } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
 import { text } from '../../core/respond.ts'
 import { unbuiltPage } from './page.ts'
 import { confine, fileResponse, isAppRoute, readStatic, SECURITY_HEADERS } from './static.ts'
@@ -48,17 +48,17 @@ async function serveShell({ event, ctx }: RouteInput): Promise<Response> {
   })
 }
 
-export default definePlugin<WebOptions>({
+export default defineBridgePlugin<WebOptions>({
   name: 'web',
   setup(ctx, options) {
     if (options?.dist) ctx.services.set('web.dist', resolve(options.dist) + sep)
   },
   routes: [
-    defineRoute({ method: 'GET', path: '/assets/**', auth: 'none', describe: 'Web client scripts and styles (fingerprinted, immutable)', response: { type: 'text/javascript' }, handler: serveFile }),
-    defineRoute({ method: 'GET', path: '/icons/**', auth: 'none', describe: 'Web client icons', response: { type: 'image/png' }, handler: serveFile }),
-    defineRoute({ method: 'GET', path: '/sw.js', auth: 'none', describe: 'Web client service worker', response: { type: 'text/javascript' }, handler: serveFile }),
-    defineRoute({ method: 'GET', path: '/firebase-messaging-sw.js', auth: 'none', describe: 'Web client push service worker', response: { type: 'text/javascript' }, handler: serveFile }),
-    defineRoute({ method: 'GET', path: '/manifest.webmanifest', auth: 'none', describe: 'Web app manifest', response: { type: 'application/manifest+json' }, handler: serveFile }),
-    defineRoute({ method: 'GET', path: '/**', auth: 'none', describe: 'Web client (installable app)', response: { type: 'text/html' }, handler: serveShell }),
+    defineBridgeRoute({ method: 'GET', path: '/assets/**', auth: 'none', describe: 'Web client scripts and styles (fingerprinted, immutable)', response: { type: 'text/javascript' }, handler: serveFile }),
+    defineBridgeRoute({ method: 'GET', path: '/icons/**', auth: 'none', describe: 'Web client icons', response: { type: 'image/png' }, handler: serveFile }),
+    defineBridgeRoute({ method: 'GET', path: '/sw.js', auth: 'none', describe: 'Web client service worker', response: { type: 'text/javascript' }, handler: serveFile }),
+    defineBridgeRoute({ method: 'GET', path: '/firebase-messaging-sw.js', auth: 'none', describe: 'Web client push service worker', response: { type: 'text/javascript' }, handler: serveFile }),
+    defineBridgeRoute({ method: 'GET', path: '/manifest.webmanifest', auth: 'none', describe: 'Web app manifest', response: { type: 'application/manifest+json' }, handler: serveFile }),
+    defineBridgeRoute({ method: 'GET', path: '/**', auth: 'none', describe: 'Web client (installable app)', response: { type: 'text/html' }, handler: serveShell }),
   ],
 })

@@ -8,8 +8,8 @@ import { parseHermesScreen, summarizeHermes } from '../../plugins/agent-state/ki
 import codex, { parseCodexScreen } from '../../plugins/agent-state/kinds/codex.ts'
 import { summarizeGeneric } from '../../plugins/agent-state/kinds/generic.ts'
 import { projectForm } from '../../plugins/agent-state/opencode-service.ts'
-import { stripAnsi, truncate, isRule, isChrome, numberedOption } from '../../plugins/agent-state/text.ts'
-import type { SummaryInput } from '../../core/card.ts'
+import { stripAnsi, truncate, isRule, isChrome, numberedOption } from '../../lib/text.ts'
+import type { SummaryInput } from '../../lib/card.ts'
 
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, 'fixtures', name), 'utf8')
 const input = (screen: string, status: string, extra: Partial<SummaryInput> = {}): SummaryInput => ({ detection: screen, recent: screen, title: 'fix the parser', status, ...extra })

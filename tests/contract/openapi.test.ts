@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
-import { undocumentedRoutes } from '../../core/openapi.ts'
+import { undocumentedRoutes } from '../../plugins/openapi/build.ts'
 import { createConformance } from './conform.ts'
 
 let b: TestBridge

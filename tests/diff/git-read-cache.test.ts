@@ -1,14 +1,14 @@
 /**
  * readGit remembers the repository layout, remote names, trunk refs and ahead/behind counts
- * between requests (core/git/layout.ts, refs-cache.ts). These tests let an answer be cached,
+ * between requests (lib/git/layout.ts, refs-cache.ts). These tests let an answer be cached,
  * prove the cache served it, then change what it was read from and expect the very next read
  * to see the change.
  */
 import { describe, it, expect, afterEach } from 'vitest'
 import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { readGit } from '../../core/git/status.ts'
-import { cacheHits, RACY_MS } from '../../core/git/file-signature.ts'
+import { readGit } from '../../lib/git/status.ts'
+import { cacheHits, RACY_MS } from '../../lib/git/file-signature.ts'
 import { makeRepo, openRepo, tempDir, gitEnv, type Repo } from './repo.ts'
 
 const env = gitEnv

@@ -1,9 +1,9 @@
 import { describe, it, expect, afterEach } from 'vitest'
 import { symlinkSync, writeFileSync, rmSync, mkdirSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
-import { readGit, readGitContext } from '../../core/git/status.ts'
-import { GitFailure } from '../../core/git/run.ts'
-import { BINARY_SENTENCE, TRUNCATED_MARKER } from '../../core/git/untracked.ts'
+import { readGit, readGitContext } from '../../lib/git/status.ts'
+import { GitFailure } from '../../lib/git/run.ts'
+import { BINARY_SENTENCE, TRUNCATED_MARKER } from '../../lib/git/untracked.ts'
 import { makeRepo, openRepo, tempDir, numbered, gitEnv, type Repo } from './repo.ts'
 
 const env = gitEnv

@@ -1,8 +1,8 @@
 import { describe, it, expect } from 'vitest'
-import { parseStatusV2, labelFor } from '../../core/git/porcelain.ts'
-import { splitPatch, headerPath } from '../../core/git/patch.ts'
-import { renderUntracked, BINARY_SENTENCE, TRUNCATED_MARKER } from '../../core/git/untracked.ts'
-import { resolveDefaultBranch, parseRefs, pickRemote } from '../../core/git/status.ts'
+import { parseStatusV2, labelFor } from '../../lib/git/porcelain.ts'
+import { splitPatch, headerPath } from '../../lib/git/patch.ts'
+import { renderUntracked, BINARY_SENTENCE, TRUNCATED_MARKER } from '../../lib/git/untracked.ts'
+import { resolveDefaultBranch, parseRefs, pickRemote } from '../../lib/git/status.ts'
 import { clampWindow, sliceLines } from '../../plugins/diff/expand.ts'
 
 describe('porcelain v2', () => {

@@ -6,7 +6,7 @@ import { WebSocket } from 'undici'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import { loadConfig } from '../../core/config.ts'
 import { loadPlugins } from '../../core/loader.ts'
-import { definePlugin, defineRoute, defineWebSocket } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineBridgeRoute, defineBridgeWebSocket } from '../../core/plugin.ts'
 import pairing from '../../plugins/pairing/index.ts'
 import web from '../../plugins/web/index.ts'
 import { fail } from '../../core/respond.ts'
@@ -20,14 +20,14 @@ afterEach(async () => {
 /** A plugin that counts what reaches its handlers, to prove refused requests do no work. */
 function probe() {
   const calls = { route: 0, ws: 0 }
-  const plugin = definePlugin({
+  const plugin = defineBridgePlugin({
     name: 'probe',
     routes: [
-      defineRoute({ method: 'POST', path: '/probe', auth: 'device', handler: () => (calls.route++, { ok: true }) }),
-      defineRoute({ method: 'GET', path: '/probe/admin', auth: 'admin', errors: 'json', handler: () => (calls.route++, { ok: true }) }),
+      defineBridgeRoute({ method: 'POST', path: '/probe', auth: 'device', handler: () => (calls.route++, { ok: true }) }),
+      defineBridgeRoute({ method: 'GET', path: '/probe/admin', auth: 'admin', errors: 'json', handler: () => (calls.route++, { ok: true }) }),
     ],
     websockets: [
-      defineWebSocket({
+      defineBridgeWebSocket({
         path: '/probe/ws',
         auth: 'device',
         queryToken: true,
@@ -106,9 +106,9 @@ describe('auth', () => {
 
 describe('error bodies', () => {
   it('cut an echoed input to 400 characters on one line', async () => {
-    const long = definePlugin({
+    const long = defineBridgePlugin({
       name: 'long',
-      routes: [defineRoute({ method: 'GET', path: '/long', auth: 'none', handler: () => fail(400, `unknown thing: ${'x'.repeat(5000)}\nsecond line`) })],
+      routes: [defineBridgeRoute({ method: 'GET', path: '/long', auth: 'none', handler: () => fail(400, `unknown thing: ${'x'.repeat(5000)}\nsecond line`) })],
     })
     b = await startBridge({ user: { plugins: [long, web] } })
     const res = await fetch(`${b.url}/long`)
@@ -182,8 +182,8 @@ describe('config', () => {
 
 describe('loader', () => {
   it('refuses a route claimed by two plugins, naming both', () => {
-    const a = definePlugin({ name: 'alpha', routes: [defineRoute({ method: 'GET', path: '/x', auth: 'none', handler: () => 1 })] })
-    const c = definePlugin({ name: 'beta', routes: [defineRoute({ method: 'GET', path: '/x', auth: 'none', handler: () => 2 })] })
+    const a = defineBridgePlugin({ name: 'alpha', routes: [defineBridgeRoute({ method: 'GET', path: '/x', auth: 'none', handler: () => 1 })] })
+    const c = defineBridgePlugin({ name: 'beta', routes: [defineBridgeRoute({ method: 'GET', path: '/x', auth: 'none', handler: () => 2 })] })
     expect(() => loadPlugins([a, c])).toThrow('route GET /x is claimed by both plugin alpha and plugin beta')
   })
 })

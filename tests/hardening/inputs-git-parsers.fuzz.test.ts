@@ -1,14 +1,14 @@
-// Diff splitting, porcelain parsing and untracked synthesis (core/git/) under generated input:
+// Diff splitting, porcelain parsing and untracked synthesis (lib/git/) under generated input:
 // arbitrary text never throws, generated sections and records round-trip, and real repositories
 // with hostile file names give one entry per changed file, each with its own diff.
 import { describe, it, expect, afterAll } from 'vitest'
 import fc from 'fast-check'
 import { rmSync, writeFileSync, unlinkSync, mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { splitPatch, headerPath } from '../../core/git/patch.ts'
-import { parseStatusV2, type StatusEntry } from '../../core/git/porcelain.ts'
-import { renderUntracked, decodeText, BINARY_SENTENCE, TRUNCATED_MARKER } from '../../core/git/untracked.ts'
-import { readGit } from '../../core/git/status.ts'
+import { splitPatch, headerPath } from '../../lib/git/patch.ts'
+import { parseStatusV2, type StatusEntry } from '../../lib/git/porcelain.ts'
+import { renderUntracked, decodeText, BINARY_SENTENCE, TRUNCATED_MARKER } from '../../lib/git/untracked.ts'
+import { readGit } from '../../lib/git/status.ts'
 import { makeRepo, gitEnv } from '../diff/repo.ts'
 
 /** Text made of fragments the parsers look for, so random input reaches their branches. */

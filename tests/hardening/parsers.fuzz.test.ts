@@ -14,7 +14,7 @@ import { summarizeGeneric } from '../../plugins/agent-state/kinds/generic.ts'
 import { normalizeClaudeLine } from '../../plugins/transcript/claude/normalize.ts'
 import { normalizePiLine } from '../../plugins/transcript/pi/normalize.ts'
 import { TranscriptFile } from '../../plugins/transcript/transcript-file.ts'
-import { TEXT_CAP, OUTPUT_CAP } from '../../plugins/transcript/entry.ts'
+import { TEXT_CAP, OUTPUT_CAP } from '../../lib/transcript/entry.ts'
 
 const runes = (s: string) => Array.from(s).length
 

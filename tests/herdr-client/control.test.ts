@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../harness/stack.ts'
 import userConfig from '../../bridge.config.ts'
-import { definePlugin, defineAgentKind } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineAgentKind } from '../../core/plugin.ts'
 import type { BusEvent } from '../../core/bus.ts'
 import { count, screen, shellReady, waitScreen } from './helpers.ts'
 
 // A kind that confirms with `y` instead of Enter.
-const yesKind = definePlugin({ name: 'test-yes-kind', agentKinds: [defineAgentKind({ kind: 'yeskind', confirmKey: 'y' })] })
+const yesKind = defineBridgePlugin({ name: 'test-yes-kind', agentKinds: [defineAgentKind({ kind: 'yeskind', confirmKey: 'y' })] })
 
 let stack: Stack
 const events: BusEvent[] = []

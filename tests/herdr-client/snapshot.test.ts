@@ -3,12 +3,12 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { startStack, type Stack } from '../harness/stack.ts'
 import userConfig from '../../bridge.config.ts'
-import { definePlugin, defineAgentKind } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineAgentKind } from '../../core/plugin.ts'
 import { git, makeRepo, shellReady } from './helpers.ts'
 
 // A kind whose transcript dates agents: the test decides the dates through this map.
 const dates = new Map<string, number>()
-const datedKind = definePlugin({
+const datedKind = defineBridgePlugin({
   name: 'test-dated-kind',
   agentKinds: [defineAgentKind({ kind: 'dated', transcript: { lastActivity: async (a) => dates.get(a.pane_id) } })],
 })

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createServer, type Server } from 'node:http'
 import { createServer as createTcpServer, type Server as TcpServer, type AddressInfo } from 'node:net'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
-import { parseProcNetTcp } from '../../core/ports/proc.ts'
-import { parseLsof } from '../../core/ports/lsof.ts'
+import { parseProcNetTcp } from '../../lib/ports/proc.ts'
+import { parseLsof } from '../../lib/ports/lsof.ts'
 
 const listen = (s: Server | TcpServer, host: string) => new Promise<number>((ok) => s.listen(0, host, () => ok((s.address() as AddressInfo).port)))
 

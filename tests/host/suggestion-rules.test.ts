@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { buildSuggestions } from '../../plugins/suggestions/rules.ts'
-import { emptyContext, type GitContext } from '../../core/git/status.ts'
-import type { HostListener } from '../../core/ports/index.ts'
+import { emptyContext, type GitContext } from '../../lib/git/status.ts'
+import type { HostListener } from '../../lib/ports/index.ts'
 
 const git = (over: Partial<GitContext>): GitContext => ({ ...emptyContext(), repo: true, root: '/src/app', branch: 'main', default_branch: 'main', ...over })
 const wide: HostListener = { port: 3000, bind: '*', pid: 10, proc: 'node', loopback: false, pane: 'w1:p1' }

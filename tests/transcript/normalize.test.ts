@@ -4,8 +4,8 @@ import { join } from 'node:path'
 import fc from 'fast-check'
 import { normalizeClaudeLine } from '../../plugins/transcript/claude/normalize.ts'
 import { normalizePiLine } from '../../plugins/transcript/pi/normalize.ts'
-import { diffForEdit, diffForWrite, diffFromStructuredPatch } from '../../plugins/transcript/diffs.ts'
-import { capRunes, oneLine, stripAnsi } from '../../plugins/transcript/entry.ts'
+import { diffForEdit, diffForWrite, diffFromStructuredPatch } from '../../lib/transcript/diffs.ts'
+import { capRunes, oneLine, stripAnsi } from '../../lib/transcript/entry.ts'
 
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, 'fixtures', name), 'utf8').split('\n').filter((l) => l.trim())
 const claude = fixture('claude-kinds.jsonl').map(normalizeClaudeLine)

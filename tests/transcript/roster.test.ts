@@ -6,7 +6,7 @@ import { emptyDoneState, isDone, observeLine } from '../../plugins/transcript/cl
 import { claudeRoster } from '../../plugins/transcript/claude/roster.ts'
 import { claudeTranscript } from '../../plugins/transcript/claude/kind.ts'
 import { encodeCwd } from '../../plugins/transcript/claude/locate.ts'
-import { lastTimestamp } from '../../plugins/transcript/activity.ts'
+import { lastTimestamp } from '../../lib/transcript/activity.ts'
 import type { AgentInfo } from '../../core/herdr/index.ts'
 
 const spawn = (id: string, name: 'Task' | 'Agent', background?: boolean) =>

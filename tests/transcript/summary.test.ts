@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { summarizeEntries } from '../../plugins/transcript/summary.ts'
-import type { RawEntry } from '../../plugins/transcript/entry.ts'
+import { summarizeEntries } from '../../lib/transcript/summary.ts'
+import type { RawEntry } from '../../lib/transcript/entry.ts'
 
 const msg = (role: RawEntry['role'], text: string): RawEntry => ({ id: '', role, kind: 'message', text, parsed: true })
 const call = (name: string, command: string): RawEntry => ({ id: '', role: 'assistant', kind: 'tool_call', tool: { id: 't', name, command }, parsed: true })

@@ -3,7 +3,7 @@
  * `⏺` message blocks for the summary, and the permission-mode line.
  */
 import { defineAgentKind } from '../../../core/agent-kinds.ts'
-import type { CardOption, ScreenParse, Summary, SummaryInput } from '../../../core/card.ts'
+import type { CardOption, ScreenParse, Summary, SummaryInput } from '../../../lib/card.ts'
 import {
   cleanText,
   isBlank,
@@ -18,7 +18,7 @@ import {
   toOption,
   truncate,
   unbox,
-} from '../text.ts'
+} from '../../../lib/text.ts'
 
 const lines = (text: string) => screenLines(text).map((l) => unbox(l))
 

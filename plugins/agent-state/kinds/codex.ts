@@ -3,8 +3,8 @@
  * default). The rest of the card is the generic screen fallback.
  */
 import { defineAgentKind } from '../../../core/agent-kinds.ts'
-import type { CardOption, ScreenParse } from '../../../core/card.ts'
-import { cleanText, isBlank, isBoxOnly, isChrome, isQuestionShaped, isRule, numberedOption, screenLines, toOption, truncate, unbox, countsUp } from '../text.ts'
+import type { CardOption, ScreenParse } from '../../../lib/card.ts'
+import { cleanText, isBlank, isBoxOnly, isChrome, isQuestionShaped, isRule, numberedOption, screenLines, toOption, truncate, unbox, countsUp } from '../../../lib/text.ts'
 import { summarizeGeneric } from './generic.ts'
 
 const MARKERS = /^[›❯>]\s*/

@@ -1,10 +1,10 @@
 /**
  * The fallback for kinds with no parser of their own (`parsed:false`): the last readable lines
- * of the screen, never a `blocked`. Registered as kind `generic` (core/card.ts FALLBACK_KIND).
+ * of the screen, never a `blocked`. Registered as kind `generic` (lib/card.ts FALLBACK_KIND).
  */
 import { defineAgentKind } from '../../../core/agent-kinds.ts'
-import { FALLBACK_KIND, type Summary, type SummaryInput } from '../../../core/card.ts'
-import { cleanText, readableLines, screenLines, truncate } from '../text.ts'
+import { FALLBACK_KIND, type Summary, type SummaryInput } from '../../../lib/card.ts'
+import { cleanText, readableLines, screenLines, truncate } from '../../../lib/text.ts'
 
 export const FALLBACK_LINES = 12
 

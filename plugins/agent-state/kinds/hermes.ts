@@ -3,8 +3,8 @@
  * "needs your input"; the summary is the last panel titled "hermes" (not its reasoning panel).
  */
 import { defineAgentKind } from '../../../core/agent-kinds.ts'
-import type { CardOption, ScreenParse, Summary, SummaryInput } from '../../../core/card.ts'
-import { cleanText, isBlank, isBoxOnly, isChrome, isQuestionShaped, isRule, numberedOption, readableLines, screenLines, toOption, truncate, countsUp } from '../text.ts'
+import type { CardOption, ScreenParse, Summary, SummaryInput } from '../../../lib/card.ts'
+import { cleanText, isBlank, isBoxOnly, isChrome, isQuestionShaped, isRule, numberedOption, readableLines, screenLines, toOption, truncate, countsUp } from '../../../lib/text.ts'
 
 interface Panel {
   title: string

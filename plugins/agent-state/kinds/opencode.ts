@@ -4,8 +4,8 @@
  * (../opencode-service.ts), which the card prefers over the screen.
  */
 import { defineAgentKind } from '../../../core/agent-kinds.ts'
-import type { CardOption, ScreenParse, Summary, SummaryInput } from '../../../core/card.ts'
-import { cleanText, isBlank, isChrome, isRule, isBoxOnly, numberedOption, readableLines, screenLines, toOption, truncate, countsUp } from '../text.ts'
+import type { CardOption, ScreenParse, Summary, SummaryInput } from '../../../lib/card.ts'
+import { cleanText, isBlank, isChrome, isRule, isBoxOnly, numberedOption, readableLines, screenLines, toOption, truncate, countsUp } from '../../../lib/text.ts'
 import { opencodeQuestionService } from '../opencode-service.ts'
 
 const GUTTER = /^\s*┃/

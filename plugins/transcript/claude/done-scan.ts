@@ -4,8 +4,8 @@
  * tool-use id. Scanned incrementally per parent file; only complete lines; reset on shrink.
  */
 import { open } from 'node:fs/promises'
-import { scanLines } from '../lines.ts'
-import { isObj } from '../entry.ts'
+import { scanLines } from '../../../lib/transcript/lines.ts'
+import { isObj } from '../../../lib/transcript/entry.ts'
 
 export interface DoneState {
   /** Last status each agent id was given by a notification, in file order. */

@@ -1,8 +1,8 @@
 /** The claude transcript reader: locate, normalize, roster, activity dating. */
 import type { AgentInfo } from '../../../core/herdr/index.ts'
-import { lastTimestamp } from '../activity.ts'
-import { summarizeTail } from '../summary.ts'
-import { SAFE_NAME, sessionValue, type Located, type TranscriptReader } from '../locate.ts'
+import { lastTimestamp } from '../../../lib/transcript/activity.ts'
+import { summarizeTail } from '../../../lib/transcript/summary.ts'
+import { SAFE_NAME, sessionValue, type Located, type TranscriptReader } from '../../../lib/transcript/locate.ts'
 import { countClaudeLine, normalizeClaudeLine } from './normalize.ts'
 import { findSessionFile, locateClaude } from './locate.ts'
 import { claudeRoster, subagentPath } from './roster.ts'

@@ -2,7 +2,7 @@
 import { readdir, stat, open } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { AgentInfo } from '../../../core/herdr/index.ts'
-import { isFile, SAFE_NAME, sessionValue, type LocateInput, type Location } from '../locate.ts'
+import { isFile, SAFE_NAME, sessionValue, type LocateInput, type Location } from '../../../lib/transcript/locate.ts'
 
 export const projectsDir = (home: string) => join(home, '.claude', 'projects')
 

@@ -6,8 +6,8 @@
 import { readdir } from 'node:fs/promises'
 import { join, resolve, sep } from 'node:path'
 import type { AgentInfo } from '../../../core/herdr/index.ts'
-import { lastTimestamp } from '../activity.ts'
-import { isFile, SAFE_NAME, sessionValue, type Location, type TranscriptReader } from '../locate.ts'
+import { lastTimestamp } from '../../../lib/transcript/activity.ts'
+import { isFile, SAFE_NAME, sessionValue, type Location, type TranscriptReader } from '../../../lib/transcript/locate.ts'
 import { normalizePiLine } from './normalize.ts'
 
 export const piSessionsDir = (home: string) => join(home, '.pi', 'agent', 'sessions')

@@ -3,7 +3,7 @@
  * conversation is read from the transcript store, the blocked prompt from the screen). Only the
  * file's last 64 KiB is read.
  */
-import type { Summary } from '../../core/card.ts'
+import type { Summary } from '../card.ts'
 import { readTailLines } from './activity.ts'
 import { oneLine, type RawEntry } from './entry.ts'
 

@@ -1,6 +1,6 @@
 /** What every transcript reader returns and shares: a located session file, safe names. */
 import { stat } from 'node:fs/promises'
-import type { Summary } from '../../core/card.ts'
+import type { Summary } from '../card.ts'
 import type { AgentInfo } from '../../core/herdr/index.ts'
 import type { RawEntry, RosterRow } from './entry.ts'
 

@@ -1,4 +1,4 @@
-import { exec } from '../exec.ts'
+import { exec } from '../../core/exec.ts'
 
 /**
  * Listeners through `lsof -FpcnP` (hosts without /proc). Field lines: `p` pid, `c` command,

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { PluginContext } from './plugin.ts'
-import { HerdrError, qualifyInPlace, type AgentInfo } from './herdr/index.ts'
+import type { PluginContext } from '../core/plugin.ts'
+import { HerdrError, qualifyInPlace, type AgentInfo } from '../core/herdr/index.ts'
 import { runGit } from './git/run.ts'
 
 /** Rank of each status in the attention order of spec 1 §2.1; anything else ranks 4. */

@@ -1,7 +1,7 @@
 import { createConnection, isIP } from 'node:net'
 import { existsSync } from 'node:fs'
-import type { PluginContext } from '../plugin.ts'
-import { qualifyId } from '../herdr/index.ts'
+import type { PluginContext } from '../../core/plugin.ts'
+import { qualifyId } from '../../core/herdr/index.ts'
 import { procListeners, readStat } from './proc.ts'
 import { lsofListeners, psParents } from './lsof.ts'
 

@@ -2,7 +2,7 @@
  * Text rules shared by every screen parser: ANSI stripping, rule / box-only / chrome lines,
  * numbered options, truncation. Pure functions; nothing here throws on any input.
  */
-import type { CardOption } from '../../core/card.ts'
+import type { CardOption } from './card.ts'
 
 // CSI, OSC (BEL or ST terminated), other two-byte escapes, then stray control bytes but \n and \t.
 const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]|[\x00-\x08\x0b-\x1f\x7f]/g

@@ -3,9 +3,9 @@
  * and push notifications read the same thing without importing a plugin. The parsers live in
  * the plugins that contribute them (plugins/agent-state); this file only orders the reads.
  */
-import type { PluginContext } from './plugin.ts'
-import type { AgentInfo, PaneRef } from './herdr/index.ts'
-import { HerdrError } from './herdr/index.ts'
+import type { PluginContext } from '../core/plugin.ts'
+import type { AgentInfo, PaneRef } from '../core/herdr/index.ts'
+import { HerdrError } from '../core/herdr/index.ts'
 
 export interface CardOption {
   /** The number typed to pick it; 0 for a key-only option. */

@@ -1,7 +1,7 @@
 import { toJsonSchema } from '@valibot/to-json-schema'
 import type { GenericSchema } from 'valibot'
-import type { LoadedPlugins } from './loader.ts'
-import { BRIDGE_VERSION, API_VERSION } from './version.ts'
+import type { LoadedPlugins } from '../../core/loader.ts'
+import { BRIDGE_VERSION, API_VERSION } from '../../core/version.ts'
 
 // OpenAPI 3.1 schemas are JSON Schema 2020-12 (a 3.0-style `nullable` would be ignored by its
 // validators); the dialect is the document's, so each schema's own `$schema` is dropped.
