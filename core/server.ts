@@ -135,10 +135,12 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
     seen: Seen,
   ): Promise<Response> => {
     try {
-      seen.query = route.query ? parseWith(route.query, Object.fromEntries(url.searchParams), route.invalid) : Object.fromEntries(url.searchParams)
+      // Only declared parameters reach a handler, so the API document lists all it reads.
+      seen.query = route.query ? parseWith(route.query, Object.fromEntries(url.searchParams), route.invalid) : {}
       if (route.bodyType !== 'raw' && method !== 'GET') {
-        seen.body = await readJsonBody(request, route.invalid)
-        if (route.body) seen.body = parseWith(route.body, seen.body, route.invalid)
+        const raw = await readJsonBody(request, route.invalid)
+        // As for the query: a handler sees only a body its schema declares.
+        seen.body = route.body ? parseWith(route.body, raw, route.invalid) : {}
       }
       seen.valid = true
       const { ctx, state } = plugin(route.plugin)
@@ -154,7 +156,7 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
 
   /** Validates a WebSocket route's query, then asks the route whether to accept. */
   const acceptWs = (route: MountedWs, request: Request, url: URL, auth: AuthInfo) => {
-    const query = route.query ? parseWith(route.query, Object.fromEntries(url.searchParams)) : Object.fromEntries(url.searchParams)
+    const query = route.query ? parseWith(route.query, Object.fromEntries(url.searchParams)) : {}
     const { ctx, state } = plugin(route.plugin)
     return route.accept ? route.accept({ request, url, query, auth, ctx, state }) : undefined
   }

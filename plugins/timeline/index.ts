@@ -73,13 +73,22 @@ export default defineBridgePlugin({
         ),
         limit: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(500)),
       }),
+      query: v.object({
+        limit: v.optional(
+          v.pipe(
+            v.string(),
+            v.check((raw) => parseLimit(raw) !== null, 'limit must be a positive integer'),
+            v.transform((raw) => parseLimit(raw)!),
+            v.description(`entries to return, 1..${MAX_LIMIT} (default ${DEFAULT_LIMIT}; larger values are capped)`),
+          ),
+          String(DEFAULT_LIMIT),
+        ),
+        pane: v.pipe(v.optional(v.string(), ''), v.description('only this pane (session-qualified id)')),
+      }),
       handler({ query, state }) {
         const rec = state?.rec
         if (!rec) fail(503, 'timeline recorder not running')
-        const limit = parseLimit(query.limit)
-        if (limit === null) fail(400, 'limit must be a positive integer')
-        const pane = typeof query.pane === 'string' && query.pane ? query.pane : undefined
-        return { entries: rec.list(limit, pane), limit }
+        return { entries: rec.list(query.limit, query.pane || undefined), limit: query.limit }
       },
     }),
   ],
