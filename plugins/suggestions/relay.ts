@@ -1,6 +1,7 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { connect as netConnect, isIP, type AddressInfo, type Socket } from 'node:net'
-import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
+import { safeEqual } from '../../core/tokens.ts'
 
 /**
  * The loopback relay behind `dev_server_local`: a reverse proxy on a bridge-owned port to a dev
@@ -26,11 +27,6 @@ interface Relay {
   sockets: Set<Socket>
 }
 
-function same(a: string, b: string): boolean {
-  const x = Buffer.from(a)
-  const y = Buffer.from(b)
-  return x.length === y.length && timingSafeEqual(x, y)
-}
 
 function cookieValue(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? '').split(';')) {
@@ -78,7 +74,7 @@ export function createRelayHub(opts: { listenHost: string; now?: () => number; l
   /** Access check shared by HTTP and upgrades: cookie, or a one-time token (then redirect). */
   const admit = (r: Relay, req: IncomingMessage): 'ok' | 'exchange' | 'refuse' => {
     const c = cookieValue(req.headers.cookie, r.cookie)
-    if (c && same(c, r.secret)) return 'ok'
+    if (c && safeEqual(c, r.secret)) return 'ok'
     const url = new URL(req.url ?? '/', 'http://relay')
     const t = url.searchParams.get(QUERY_KEY)
     if (!t) return 'refuse'
