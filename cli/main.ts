@@ -2,7 +2,7 @@ import { defineCommand, runMain } from 'citty'
 import { consola } from 'consola'
 import { renderUnicodeCompact } from 'uqr'
 import { BRIDGE_VERSION } from '../core/version.ts'
-import { adminClient, CliError } from './admin-client.ts'
+import { adminClient } from './admin-client.ts'
 
 const dirArg = { dir: { type: 'string', description: 'Data dir (default $BRIDGE_DIR or ~/.herdr-bridge)' } } as const
 

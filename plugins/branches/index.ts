@@ -1,6 +1,5 @@
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
-import { fail } from '../../core/respond.ts'
 import { HerdrError } from '../../core/herdr/index.ts'
 import { branchInfo, type WorktreeListResult } from './info.ts'
 import { deleteBranch } from './delete.ts'

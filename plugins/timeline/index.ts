@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import * as v from 'valibot'
-import { defineBridgePlugin, defineBridgeRoute, type PluginContext } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
 import { fail } from '../../core/respond.ts'
 import { qualifyId } from '../../core/herdr/ids.ts'
 import type { AgentInfo } from '../../core/herdr/index.ts'
