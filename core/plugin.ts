@@ -58,6 +58,8 @@ export interface WsContext {
   url: URL
   /** What `accept` returned. */
   state: any
+  /** Set by the core when the device was revoked before the socket opened. */
+  revoked?: boolean
 }
 
 export interface WsRouteDef {
