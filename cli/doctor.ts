@@ -1,13 +1,12 @@
 import { execFile } from 'node:child_process'
 import { createServer } from 'node:net'
 import { existsSync, readdirSync, statSync } from 'node:fs'
-import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { DEFAULT_ADDR, resolveDataDir, splitAddr, type BridgeConfig } from '../core/config.ts'
 import { herdrRequest } from '../core/herdr/socket.ts'
 import { herdrConfigDir, scanNamedSessions, sessionSocketPath } from '../core/herdr/discovery.ts'
 import { HERDR_PROTOCOL } from '../core/version.ts'
-import { gcloudAdcPath } from '../plugins/push/credentials.ts'
+import { pushCredentialFiles } from './push-files.ts'
 import { baseOfAddr, readConfig } from './admin-client.ts'
 import { hostPort, isLoopbackHost, reachableAddresses, type HostAddress } from './addresses.ts'
 import { CliError, bridgeCommand } from './errors.ts'
@@ -176,8 +175,7 @@ function checkPublicUrl(addr: string, config: BridgeConfig | null, addresses: Ho
 
 /** Looks only for the files; the metadata server would be a network request. */
 function checkPush(config: BridgeConfig | null, dataDir: string, env: NodeJS.ProcessEnv): Check {
-  const files = [config?.push.service_account_path ?? join(dataDir, 'serviceAccount.json'), env.GOOGLE_APPLICATION_CREDENTIALS, gcloudAdcPath(env, env.HOME ?? homedir())].filter((f): f is string => !!f)
-  const found = files.find((f) => existsSync(f))
+  const { files, found } = pushCredentialFiles(config, dataDir, env)
   if (found) return { mark: '✓', what: `push credentials: ${found} (\`${bridgeCommand('push status')}\` checks they may send)` }
   return { mark: '–', what: 'no push credentials (optional: alerts are only logged)', fix: `\`${bridgeCommand('push login --project <project-id>')}\` or save a service-account key as ${files[0]}` }
 }

@@ -20,7 +20,6 @@ export async function serve(opts: ServeOptions): Promise<void> {
   const config = loadServeConfig(opts)
   const bridge = await createBridge({ config, user: userConfig, log })
   const { url, port } = await listenOrExplain(bridge, config)
-  bridge.ctx.services.set('listen.url', url)
   log.info(`listening on ${url}`)
   log.info(`data dir ${config.data_dir}; pair a device with \`${bridgeCommand('pair')}\``)
   const removeRunFile = writeRunFile(port, { pid: process.pid, url, data_dir: config.data_dir })
@@ -41,7 +40,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
 }
 
 function ingestStates(bridge: Bridge): Record<string, string> {
-  return (bridge.ctx.services.get('herdr.ingest') as { state(): Record<string, string> } | undefined)?.state() ?? {}
+  return bridge.ingest?.state() ?? {}
 }
 
 /** The config with --addr applied, refusing what cannot run before anything starts. */

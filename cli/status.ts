@@ -1,5 +1,16 @@
 import { adminClient, CliError, reachable, type TargetOptions } from './admin-client.ts'
 import { bridgeCommand } from './errors.ts'
+import { pushCredentialFiles } from './push-files.ts'
+import { loadConfig, type BridgeConfig } from '../core/config.ts'
+
+/** The daemon's own config, for its push settings; a file this user cannot read is no file. */
+function readConfigQuietly(dir: string, env: NodeJS.ProcessEnv): BridgeConfig | null {
+  try {
+    return loadConfig({ dir, env, create: false })
+  } catch {
+    return null
+  }
+}
 
 export interface StatusOptions extends TargetOptions {
   json?: boolean
@@ -16,7 +27,6 @@ interface DaemonStatus {
   data_dir: string
   herdr: { expected_protocol: number; sessions: { name: string; socket: string; state: string; answers: boolean; herdr_version?: string; protocol?: number; error?: string }[] }
   devices: number
-  push: { credential: string | null }
 }
 
 /**
@@ -35,10 +45,12 @@ export async function status(opts: StatusOptions): Promise<number> {
     throw admin.notRunning()
   }
   const s = await admin.call<DaemonStatus>('GET', '/admin/status')
+  const env = opts.env ?? process.env
+  const push = { credential_file: pushCredentialFiles(readConfigQuietly(s.data_dir, env), s.data_dir, env).found }
   const live = s.herdr.sessions.filter((x) => x.answers)
   const ok = live.length > 0
   if (opts.json) {
-    out(JSON.stringify({ running: true, url: base, ...s, ok }, null, 2))
+    out(JSON.stringify({ running: true, url: base, ...s, push, ok }, null, 2))
     return ok ? 0 : 1
   }
   const rows: [string, string][] = [
@@ -47,7 +59,7 @@ export async function status(opts: StatusOptions): Promise<number> {
     ['public URL', s.public_url],
     ['data dir', s.data_dir],
     ['devices', `${s.devices} paired`],
-    ['push', s.push.credential ?? 'no credentials (alerts are only logged); see `bridge push status`'],
+    ['push', push.credential_file ? `credentials in ${push.credential_file}` : 'no credential file (alerts are only logged, unless on Google Cloud); see `bridge push status`'],
   ]
   const w = Math.max(...rows.map((r) => r[0].length))
   for (const [k, v] of rows) out(`${k.padEnd(w)}  ${v}`)

@@ -1,20 +1,26 @@
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
 import { json } from '../../core/respond.ts'
-import { status } from './status.ts'
+import { status, type HealthState } from './status.ts'
 
 /**
  * Liveness and readiness, for supervisors and load balancers (no auth, nothing secret):
  *   GET /healthz       200 while the process serves requests
  *   GET /readyz        200 when at least one herdr session answers ping, else 503
  *   GET /admin/status  admin → what `bridge status` shows: version, uptime, addresses, herdr
- *                      sessions with their protocol, devices, push, data dir
+ *                      sessions with their protocol and state, devices, data dir
+ * Bus: bridge multiplexer_connected / multiplexer_disconnected → each session's state.
  */
 export default defineBridgePlugin({
   name: 'health',
-  setup(ctx) {
-    ctx.services.set('health.started_at', ctx.now())
-  },
+  setup: (ctx): HealthState => ({ startedAt: ctx.now(), sessions: new Map() }),
+  subscribe: [
+    {
+      source: 'bridge',
+      type: ['multiplexer_connected', 'multiplexer_disconnected'],
+      handler: (ev, { state }) => void state.sessions.set(String(ev.payload?.session ?? 'default'), ev.type === 'multiplexer_connected' ? 'connected' : 'disconnected'),
+    },
+  ],
   routes: [
     defineBridgeRoute({ method: 'GET', path: '/healthz', auth: 'none', describe: 'Process is up', response: v.object({ ok: v.literal(true) }), handler: () => ({ ok: true }) }),
     defineBridgeRoute({
@@ -30,7 +36,7 @@ export default defineBridgePlugin({
         return json({ ok: ready.length > 0, sessions: ready }, ready.length ? 200 : 503)
       },
     }),
-    defineBridgeRoute({
+    defineBridgeRoute.with<HealthState>()({
       method: 'GET',
       path: '/admin/status',
       auth: 'admin',
@@ -51,7 +57,7 @@ export default defineBridgePlugin({
             v.object({
               name: v.string(),
               socket: v.string(),
-              state: v.string(),
+              state: v.picklist(['connected', 'disconnected', 'connecting']),
               answers: v.boolean(),
               herdr_version: v.optional(v.string()),
               protocol: v.optional(v.number()),
@@ -60,9 +66,8 @@ export default defineBridgePlugin({
           ),
         }),
         devices: v.number(),
-        push: v.object({ credential: v.nullable(v.string()) }),
       }),
-      handler: ({ ctx }) => status(ctx),
+      handler: ({ ctx, state }) => status(ctx, state),
     }),
   ],
 })

@@ -74,7 +74,7 @@ describe('status', () => {
       public_url: daemon.url,
       data_dir: box.dataDir,
       devices: 0,
-      push: { credential: null },
+      push: { credential_file: null },
       herdr: { expected_protocol: 20 },
     })
     expect(s.uptime_s).toBeGreaterThanOrEqual(0)
