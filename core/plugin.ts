@@ -76,6 +76,8 @@ export interface WsContext<S = unknown, A = any> {
   state: S
   /** What `accept` returned. */
   accepted: A
+  /** Set by the core when the device was revoked before the socket opened. */
+  revoked?: boolean
 }
 
 export interface WsRouteDef<S = unknown, A = any, Q = any> {

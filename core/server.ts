@@ -19,6 +19,7 @@ import { createAgentKindRegistry } from './agent-kinds.ts'
 import { exec } from './exec.ts'
 import { createBridgeStorage, createDeviceStore } from '../storage/index.ts'
 import { createAuditLog, auditActor } from './audit.ts'
+import { createDeviceSockets } from './device-sockets.ts'
 
 const MAX_JSON_BODY = 1024 * 1024
 /**
@@ -59,7 +60,7 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
   const bus: Bus = createBus({ now: opts.now, onError: (err, sub) => log.warn(`bus subscriber ${sub.name ?? ''} failed: ${(err as Error)?.message ?? err}`) })
   const herdr = opts.herdr ?? createHerdr({ env: opts.env })
   const cors = createCors(config.transport.allowed_origins)
-  const deviceSockets = new Map<string, Set<Peer>>()
+  const deviceSockets = createDeviceSockets((id) => !!devices.get(id))
   const audit = createAuditLog(config.data_dir, (err) => log.warn(`audit log: ${(err as Error).message}`))
 
   const ctx: PluginContext = {
@@ -76,10 +77,7 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
     home: (opts.env ?? process.env).HOME ?? '',
     server: { routes: undefined as unknown as LoadedPlugins } satisfies ServerInfo,
     sockets: {
-      closeDevice(id, code = 1008, reason = 'device revoked') {
-        for (const peer of deviceSockets.get(id) ?? []) peer.close(code, reason)
-        deviceSockets.delete(id)
-      },
+      closeDevice: (id, code, reason) => deviceSockets.closeDevice(id, code, reason),
     },
   }
   const ctxFor = (plugin: string): PluginContext => ({ ...ctx, log: log.withTag(plugin) })
@@ -209,27 +207,33 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
         upgrade: async (req: Request) => {
           const auth = authenticate(route.auth, credentialOf(req, url, !!route.queryToken), config.admin_token, devices)
           if (!auth) return unauthorized()
+          const ticket = auth.deviceId ? deviceSockets.beginUpgrade(auth.deviceId) : null
           try {
             const accepted = await acceptWs(route, req, url, auth)
             if (accepted instanceof Response) return accepted
+            // Revoked while `accept` awaited (a pane lookup): the credential no longer holds.
+            if (ticket?.revoked) return unauthorized()
             return { context: { ws: { auth, url, ctx: rctx, state, accepted } satisfies WsContext } }
           } catch (err) {
             return errorToResponse(err, 'text', log, `WS ${url.pathname}`)
+          } finally {
+            ticket?.done()
           }
         },
         open: (peer: Peer) => {
           const w = wsCtx(peer)
-          if (w.auth.deviceId) {
-            let set = deviceSockets.get(w.auth.deviceId)
-            if (!set) deviceSockets.set(w.auth.deviceId, (set = new Set()))
-            set.add(peer)
+          if (w.auth.deviceId && !deviceSockets.admit(w.auth.deviceId, peer)) {
+            w.revoked = true
+            return peer.close(1008, 'device revoked')
           }
           return route.open(peer, w)
         },
-        message: (peer: Peer, message) => route.message?.(peer, message, wsCtx(peer)),
+        message: (peer: Peer, message) => (wsCtx(peer).revoked ? undefined : route.message?.(peer, message, wsCtx(peer))),
         close: (peer: Peer, details) => {
           const w = wsCtx(peer)
-          if (w?.auth.deviceId) deviceSockets.get(w.auth.deviceId)?.delete(peer)
+          if (w?.auth.deviceId) deviceSockets.forget(w.auth.deviceId, peer)
+          // A socket refused at `open` was never handed to the route.
+          if (w?.revoked) return
           return route.close?.(peer, w, details)
         },
         error: (peer: Peer, error) => log.debug(`websocket ${url.pathname}: ${error?.message ?? error}`),
