@@ -6,7 +6,8 @@ import { DEFAULT_TITLE, openHref, pushAction, pushData } from '../../plugins/web
 import { bridgesToRegister, loadPushState, parsePushConfig, pruneSent, savePushState, PUSH_STORE } from '../../plugins/web/app/src/lib/push-state.ts'
 import { parseRoute } from '../../plugins/web/app/src/route.ts'
 import { isPlainPane } from '../../plugins/web/app/src/lib/inbox.ts'
-import { composeAlert, alertMessages, dismissMessage, DEFAULT_ANDROID_CHANNELS } from '../../plugins/push/compose.ts'
+import { composeAlert } from '../../plugins/push/compose.ts'
+import { alertMessages, dismissMessage, DEFAULT_ANDROID_CHANNELS } from '../../plugins/notify-fcm/messages.ts'
 
 // What FCM hands the worker as the push's JSON body: the message's data plus FCM's own keys.
 const envelope = (data: Record<string, string>, notification?: { title: string; body: string }) => ({ data, ...(notification ? { notification } : {}), from: '123456789012', fcmMessageId: 'm1', priority: 'high' })
