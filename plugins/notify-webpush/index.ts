@@ -158,7 +158,7 @@ const b64url = (field: string, bytes: number, first?: number) =>
 const subscribeSchema = v.object(
   {
     endpoint: v.pipe(v.string('endpoint: want the push service URL'), v.maxLength(2048, 'endpoint: at most 2048 characters'), v.url('endpoint: want a URL')),
-    keys: v.object({ p256dh: b64url('keys.p256dh', 65, 4), auth: b64url('keys.auth', 16) }, 'keys: want {p256dh, auth}'),
+    keys: v.object({ p256dh: b64url('keys.p256dh', 65, 4), auth: b64url('keys.auth', 16) }, 'want {p256dh, auth}'),
     expirationTime: v.optional(v.nullable(v.number('expirationTime: want a number or null'))),
   },
   'want a PushSubscription: {endpoint, keys: {p256dh, auth}}',

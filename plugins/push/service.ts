@@ -55,6 +55,12 @@ export function createPushService(ctx: PluginContext, mutes: MuteStore): PushSer
   /** The last alert per pane, so its dismissal can name what it clears. */
   const lastAlert = new Map<string, { title: string; agent: string }>()
   const collecting = new Map<string, { expected: Set<string>; got: Record<string, Delivery>; done: () => void }>()
+  /** Counts still being collected: a pane's next event never waits for them. */
+  const counting = new Set<Promise<void>>()
+  const detach = (p: Promise<void>) => {
+    counting.add(p)
+    void p.finally(() => counting.delete(p))
+  }
   let closed = false
 
   /** Starting states are recorded, not alerted (spec 1 §3: no replay at watcher start). */
@@ -122,8 +128,7 @@ export function createPushService(ctx: PluginContext, mutes: MuteStore): PushSer
     const last = lastAlert.get(pane)
     lastAlert.delete(pane)
     const ev: DismissEvent = { id: randomBytes(8).toString('hex'), tag: tagOf(ctx.config.server_id, pane), server_id: ctx.config.server_id, pane, agent: last?.agent ?? '', title: last?.title ?? '', ts: ctx.now() }
-    await publishAndCollect(DISMISS_EVENT, ev)
-    ctx.bus.publish('bridge', 'notification_cleared', { pane, server_id: ctx.config.server_id })
+    detach(publishAndCollect(DISMISS_EVENT, ev).then(() => void ctx.bus.publish('bridge', 'notification_cleared', { pane, server_id: ctx.config.server_id })))
   }
 
   const alertFor = async (pane: string, status: NotifyStatus) => {
@@ -154,8 +159,14 @@ export function createPushService(ctx: PluginContext, mutes: MuteStore): PushSer
     const kind = typeof agent?.agent === 'string' ? agent.agent : ''
     lastAlert.set(pane, { title: alert.title, agent: kind })
     const approve = status === 'blocked' && seq !== undefined ? approveLabel(card) : undefined
-    const { sent, total } = await fanoutAlert(alert, { seq, agent: kind, approve })
-    ctx.bus.publish('bridge', 'push_sent', { agent: pane, status, title: alert.title, seq: seq ?? 0, sent, total, server_id: ctx.config.server_id })
+    // Published now; counted as the channels answer. The pane's next event (a dismissal) goes
+    // out at once: each channel keeps a pane's messages in order, and a stalled channel must
+    // not hold the others' dismissal back.
+    detach(
+      fanoutAlert(alert, { seq, agent: kind, approve }).then(({ sent, total }) => {
+        ctx.bus.publish('bridge', 'push_sent', { agent: pane, status, title: alert.title, seq: seq ?? 0, sent, total, server_id: ctx.config.server_id })
+      }),
+    )
   }
 
   const run = (pane: string, actions: Action[]) => {
@@ -204,7 +215,7 @@ export function createPushService(ctx: PluginContext, mutes: MuteStore): PushSer
     },
     async idle() {
       await pending
-      while (chains.size) await Promise.all([...chains.values()])
+      while (chains.size || counting.size) await Promise.all([...chains.values(), ...counting])
     },
     async close() {
       closed = true

@@ -78,7 +78,7 @@ describe('web push key and subscriptions', () => {
       ['{not json', 'body is not valid JSON'],
       [JSON.stringify({ endpoint: `${svc.url}/x` }), 'keys: want a PushSubscription: {endpoint, keys: {p256dh, auth}}'],
       [JSON.stringify({ endpoint: `${svc.url}/x`, keys: 'k' }), 'keys: want {p256dh, auth}'],
-      [JSON.stringify({ endpoint: `${svc.url}/x`, keys: { p256dh: k.p256dh } }), 'keys.auth: want a base64url string'],
+      [JSON.stringify({ endpoint: `${svc.url}/x`, keys: { p256dh: k.p256dh } }), 'keys.auth: want {p256dh, auth}'],
       [JSON.stringify({ endpoint: `${svc.url}/x`, keys: { p256dh: k.p256dh.slice(0, 40), auth: k.auth } }), 'keys.p256dh: want 65 bytes as base64url (an uncompressed P-256 key)'],
       [JSON.stringify({ endpoint: `${svc.url}/x`, keys: { p256dh: k.p256dh, auth: Buffer.alloc(12).toString('base64url') } }), 'keys.auth: want 16 bytes as base64url'],
       [JSON.stringify({ endpoint: 'not a url', keys: { p256dh: k.p256dh, auth: k.auth } }), 'endpoint: want a URL'],
