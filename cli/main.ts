@@ -73,7 +73,7 @@ const pushCmd = defineCommand({
 
 const main = defineCommand({
   meta: { name: 'bridge', version: BRIDGE_VERSION, description: 'herdr-bridge: watch and drive herdr agents from phones and browsers' },
-  subCommands: { serve: serveCmd, pair: pairCmd, devices: devicesCmd, push: pushCmd },
+  subCommands: { serve: serveCmd, pair: pairCmd, devices: devicesCmd, push: pushCmd, notify: () => import('./notify.ts').then((m) => m.notifyCmd) },
 })
 
 process.on('unhandledRejection', (err) => {

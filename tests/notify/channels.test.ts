@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createHmac } from 'node:crypto'
+import { join } from 'node:path'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import type { BusEvent } from '../../core/bus.ts'
 import pairing from '../../plugins/pairing/index.ts'
@@ -7,6 +8,8 @@ import push from '../../plugins/push/index.ts'
 import notifyNtfy from '../../plugins/notify-ntfy/index.ts'
 import notifyWebhook from '../../plugins/notify-webhook/index.ts'
 import { startStandIn, type StandIn } from './stand-in.ts'
+import { updateStoredConfig } from '../../core/config.ts'
+import { notifyTest } from '../../cli/notify.ts'
 
 /**
  * ntfy and webhooks configured from environment variables alone, against loopback stand-ins:
@@ -142,5 +145,22 @@ describe('ntfy and webhooks from the environment', () => {
     })
     const one = await b.request('/admin/notify/test', { method: 'POST', json: { channel: 'webhook' } })
     expect(await one.json()).toEqual({ channels: [{ channel: 'webhook', sent: 2, total: 2, enabled: true }] })
+  })
+
+  it('`bridge notify test` prints one line per channel through the daemon', async () => {
+    // The CLI finds the daemon through config.json, as it does on a host.
+    updateStoredConfig(join(b.dataDir, 'config.json'), (f) => void (f.transport = { addr: new URL(b.url).host }))
+    const lines: string[] = []
+    await notifyTest({ dir: b.dataDir, out: (l) => lines.push(l) })
+    expect(lines).toEqual([
+      'fcm      not sent: not loaded: add the notify-fcm plugin to bridge.config.ts',
+      'webpush  not sent: not loaded: add the notify-webpush plugin to bridge.config.ts',
+      'ntfy     sent to 1 target',
+      'webhook  sent to 2 targets',
+    ])
+    lines.length = 0
+    await expect(notifyTest({ dir: b.dataDir, channel: 'fcm', out: (l) => lines.push(l) })).rejects.toThrow('no channel delivered the test alert')
+    expect(lines).toEqual(['fcm      not sent: not loaded: add the notify-fcm plugin to bridge.config.ts'])
+    await expect(notifyTest({ dir: b.dataDir, channel: 'sms' })).rejects.toThrow('unknown channel "sms": want one of fcm, webpush, ntfy, webhook')
   })
 })
