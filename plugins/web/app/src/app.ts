@@ -78,7 +78,11 @@ export function App() {
   useEffect(() => void (pushSupported() && home ? webPushKey(home).then(setVapid) : setVapid(null)), [home?.url, home?.bearer])
   useEffect(() => {
     if (push || !vapid || !bridges.length || !pushOn()) return
-    void syncWebPush(vapid, bridges).then(reportPush, (err) => toast(`Alerts: ${errText(err)}`, 'error'))
+    const sync = () => void syncWebPush(vapid, bridges).then(reportPush, (err) => toast(`Alerts: ${errText(err)}`, 'error'))
+    sync()
+    const onMessage = (ev: MessageEvent) => ev.data?.type === 'push-subscription-change' && sync()
+    navigator.serviceWorker.addEventListener('message', onMessage)
+    return () => navigator.serviceWorker.removeEventListener('message', onMessage)
   }, [push, vapid, bridges])
 
   const update = (list: SavedBridge[]) => {
