@@ -16,7 +16,6 @@ export async function serve(opts: { dir?: string; addr?: string }): Promise<void
   }
   const bridge = await createBridge({ config, user: userConfig, log })
   const { url } = await bridge.listen()
-  bridge.ctx.services.set('listen.url', url)
   log.info(`listening on ${url}`)
   log.info(`data dir ${config.data_dir}; pair a device with \`npx bridge pair\``)
   let closing = false

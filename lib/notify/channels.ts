@@ -1,14 +1,15 @@
-import type { PluginContext } from '../../core/plugin.ts'
+import type { Bus } from '../../core/bus.ts'
 
 /**
- * The notifier channels running in this bridge. Each notifier plugin adds its name at setup;
+ * The notifier channels running in one bridge. Each notifier plugin adds its name at setup;
  * composition waits for one `notify_delivered` per channel before it publishes `push_sent`.
- * Kept in the bridge's shared plugin state, so plugin order in bridge.config.ts does not matter.
+ * Keyed by the bridge's bus (one per bridge), so plugin order in bridge.config.ts does not
+ * matter and several bridges in one process (tests) stay apart.
  */
-const KEY = 'notify.channels'
+const registries = new WeakMap<Bus, Set<string>>()
 
-export function notifyChannels(ctx: Pick<PluginContext, 'services'>): Set<string> {
-  let set = ctx.services.get(KEY) as Set<string> | undefined
-  if (!set) ctx.services.set(KEY, (set = new Set()))
+export function notifyChannels(bus: Bus): Set<string> {
+  let set = registries.get(bus)
+  if (!set) registries.set(bus, (set = new Set()))
   return set
 }

@@ -1,6 +1,5 @@
 import type { BusEvent } from '../../core/bus.ts'
 import { defineBridgePlugin, type BusSubscription, type PluginContext, type PluginDef, type RouteDef } from '../../core/plugin.ts'
-import { fail } from '../../core/respond.ts'
 import { ALERT_EVENT, DELIVERED_EVENT, DISMISS_EVENT, forChannel, type AlertEvent, type DeliveredEvent, type Delivery, type DismissEvent } from './events.ts'
 import { notifyChannels } from './channels.ts'
 
@@ -23,11 +22,13 @@ export interface NotifierPluginDef<O, N extends Notifier> {
   /** Channel name in `push_sent`, logs and `bridge notify test --channel`. */
   channel: string
   create(ctx: PluginContext, options: O): N | Promise<N>
-  routes?: RouteDef[]
-  subscribe?: BusSubscription[]
+  /** Routes of the channel; their `state` is the running channel (`state.notifier`). */
+  routes?: RouteDef<any, any, NotifierState<N>>[]
+  subscribe?: BusSubscription<NotifierState<N>>[]
 }
 
-interface Runner<N extends Notifier> {
+/** A notifier plugin's state: its notifier and the queue in front of it. */
+export interface NotifierState<N extends Notifier = Notifier> {
   notifier: N
   handle(ev: BusEvent): void
   idle(): Promise<void>
@@ -37,42 +38,28 @@ interface Runner<N extends Notifier> {
 /** Jobs a channel holds at once; past this it reports the alert undelivered instead of queueing. */
 const MAX_PENDING = 500
 
-const keyOf = (channel: string) => `notify.${channel}`
-
-/** The running notifier of `channel`, for its own routes. */
-export function notifierOf<N extends Notifier>(ctx: PluginContext, channel: string): N {
-  const r = ctx.services.get(keyOf(channel)) as Runner<N> | undefined
-  if (!r) fail(503, `${channel} notifications are not running`)
-  return r.notifier
-}
-
-/** Waits until the channel has handled everything queued (tests, shutdown). */
-export function notifierIdle(ctx: PluginContext, channel: string): Promise<void> {
-  return (ctx.services.get(keyOf(channel)) as Runner<Notifier> | undefined)?.idle() ?? Promise.resolve()
-}
-
-export function defineNotifierPlugin<O = Record<string, never>, N extends Notifier = Notifier>(def: NotifierPluginDef<O, N>): PluginDef<O> {
-  const runner = (ctx: PluginContext) => ctx.services.get(keyOf(def.channel)) as Runner<N> | undefined
-  const handler = (ev: BusEvent, ctx: PluginContext) => runner(ctx)?.handle(ev)
-  return defineBridgePlugin<O>({
+export function defineNotifierPlugin<O = Record<string, never>, N extends Notifier = Notifier>(def: NotifierPluginDef<O, N>): PluginDef<O, NotifierState<N>> {
+  return defineBridgePlugin<O, NotifierState<N>>({
     name: def.name,
     routes: def.routes,
-    subscribe: [{ source: 'bridge', type: ALERT_EVENT, handler }, { source: 'bridge', type: DISMISS_EVENT, handler }, ...(def.subscribe ?? [])],
+    subscribe: [
+      // Its own queue: a channel that falls behind skips its oldest messages, never anyone else's.
+      { source: 'bridge', type: [ALERT_EVENT, DISMISS_EVENT], limit: 10_000, lag: 'drop-oldest', handler: (ev, { state }) => state.handle(ev) },
+      ...(def.subscribe ?? []),
+    ],
     async setup(ctx, options) {
       const notifier = await def.create(ctx, (options ?? {}) as O)
-      const r = createRunner(ctx, def.channel, notifier)
-      ctx.services.set(keyOf(def.channel), r)
-      notifyChannels(ctx).add(def.channel)
-      return async () => {
-        notifyChannels(ctx).delete(def.channel)
-        ctx.services.delete(keyOf(def.channel))
-        await r.close()
-      }
+      notifyChannels(ctx.bus).add(def.channel)
+      return createRunner(ctx, def.channel, notifier)
+    },
+    async dispose(state, ctx) {
+      notifyChannels(ctx.bus).delete(def.channel)
+      await state.close()
     },
   })
 }
 
-function createRunner<N extends Notifier>(ctx: PluginContext, channel: string, notifier: N): Runner<N> {
+function createRunner<N extends Notifier>(ctx: PluginContext, channel: string, notifier: N): NotifierState<N> {
   const chains = new Map<string, Promise<void>>()
   let pending = 0
   let warnedFull = false

@@ -3,7 +3,7 @@ import * as v from 'valibot'
 import type { Dispatcher } from 'undici'
 import { defineBridgeRoute, type PluginContext } from '../../core/plugin.ts'
 import { fail } from '../../core/respond.ts'
-import { defineNotifierPlugin, notifierOf, type Notifier } from '../../lib/notify/notifier.ts'
+import { defineNotifierPlugin, type Notifier, type NotifierState } from '../../lib/notify/notifier.ts'
 import { createFailureLog } from '../../lib/notify/failures.ts'
 import { postWithRetry } from '../../lib/notify/http.ts'
 import { actingDevice } from '../../lib/notify/device.ts'
@@ -138,8 +138,11 @@ async function createWebPushNotifier(ctx: PluginContext, options: WebPushOptions
   }
 }
 
-const webpushOf = (ctx: PluginContext) => {
-  const n = notifierOf<WebPushNotifier>(ctx, WEBPUSH_CHANNEL)
+const route = defineBridgeRoute.with<NotifierState<WebPushNotifier>>()
+
+/** The notifier with its key pair, or 503 saying why web push is off. */
+const withKeys = (state: NotifierState<WebPushNotifier>) => {
+  const n = state.notifier
   if (!n.keys) fail(503, `web push is off: ${n.keyError}`)
   return n as WebPushNotifier & { keys: VapidKeys }
 }
@@ -172,27 +175,25 @@ export default defineNotifierPlugin<WebPushOptions, WebPushNotifier>({
     {
       source: 'bridge',
       type: DEVICE_REVOKED_EVENT,
-      async handler(ev, ctx) {
+      async handler(ev, { ctx, state }) {
         const id = ev.payload?.id
         if (typeof id !== 'string') return
-        const n = await notifierOf<WebPushNotifier>(ctx, WEBPUSH_CHANNEL)
-          .subscriptions.removeDevice(id)
-          .catch(() => 0)
+        const n = await state.notifier.subscriptions.removeDevice(id).catch(() => 0)
         if (n) ctx.log.info(`web push: removed ${n} subscription(s) of revoked device ${id}`)
       },
     },
   ],
   routes: [
-    defineBridgeRoute({
+    route({
       method: 'GET',
       path: '/webpush/key',
       auth: 'device',
       errors: 'json',
       describe: "The bridge's VAPID public key (base64url, uncompressed P-256): the applicationServerKey to subscribe with",
       response: v.object({ public_key: v.string() }),
-      handler: ({ ctx }) => ({ public_key: webpushOf(ctx).keys.publicKey }),
+      handler: ({ state }) => ({ public_key: withKeys(state).keys.publicKey }),
     }),
-    defineBridgeRoute({
+    route({
       method: 'POST',
       path: '/webpush/subscribe',
       auth: 'device',
@@ -200,8 +201,8 @@ export default defineNotifierPlugin<WebPushOptions, WebPushNotifier>({
       describe: "Deliver this device's alerts to a browser push subscription (at most 10 per device; the oldest goes)",
       body: subscribeSchema,
       response: v.object({ ok: v.literal(true) }),
-      async handler({ body, auth, ctx }) {
-        const n = webpushOf(ctx)
+      async handler({ body, auth, ctx, state }) {
+        const n = withKeys(state)
         const url = new URL(body.endpoint)
         if (url.protocol !== 'https:' && !(url.protocol === 'http:' && ctx.config.notify.webpush.insecure)) {
           fail(400, 'endpoint: want an https: URL (BRIDGE_WEBPUSH_INSECURE=1 also allows http:)')
@@ -212,7 +213,7 @@ export default defineNotifierPlugin<WebPushOptions, WebPushNotifier>({
         return { ok: true }
       },
     }),
-    defineBridgeRoute({
+    route({
       method: 'POST',
       path: '/webpush/unsubscribe',
       auth: 'device',
@@ -220,8 +221,8 @@ export default defineNotifierPlugin<WebPushOptions, WebPushNotifier>({
       describe: 'Stop delivering to a browser push subscription',
       body: v.object({ endpoint: v.pipe(v.string('endpoint: want the push service URL'), v.nonEmpty('endpoint: want the push service URL')) }, 'want {endpoint}'),
       response: v.object({ ok: v.literal(true), removed: v.boolean() }),
-      async handler({ body, auth, ctx }) {
-        const n = notifierOf<WebPushNotifier>(ctx, WEBPUSH_CHANNEL)
+      async handler({ body, auth, state }) {
+        const n = state.notifier
         // A device removes only its own; the admin token may remove any.
         const removed = await n.subscriptions.removeEndpoint(body.endpoint, auth.deviceId)
         return { ok: true, removed }

@@ -6,7 +6,7 @@ import { actingDevice } from '../../lib/notify/device.ts'
 import { notifyChannels } from '../../lib/notify/channels.ts'
 import { composeAlert } from './compose.ts'
 import { createPushService, type FanoutResult, type PushService } from './service.ts'
-import { createMuteStore, type MuteStore } from './mutes.ts'
+import { createMuteStore } from './mutes.ts'
 import { readWebConfig } from './web-config.ts'
 
 /**
@@ -23,23 +23,12 @@ import { readWebConfig } from './web-config.ts'
  * notification_cleared follows a dismissal.
  */
 
-const SERVICE = 'push'
-const MUTES = 'push.mutes'
 const TESTPUSH_WAIT_MS = 6000
 const NOTIFY_TEST_WAIT_MS = 8000
 /** Every channel this repository ships, for `bridge notify test` to name the ones not loaded. */
 export const KNOWN_CHANNELS = ['fcm', 'webpush', 'ntfy', 'webhook'] as const
 
-const service = (ctx: PluginContext) => {
-  const s = ctx.services.get(SERVICE) as PushService | undefined
-  if (!s) fail(503, 'push is not running')
-  return s
-}
-const muteStore = (ctx: PluginContext) => {
-  const s = ctx.services.get(MUTES) as MuteStore | undefined
-  if (!s) fail(503, 'push is not running')
-  return s
-}
+const route = defineBridgeRoute.with<PushService>()
 
 const webConfigSchema = v.object({
   apiKey: v.string(),
@@ -79,31 +68,24 @@ const deliverySchema = v.object({ channel: v.string(), sent: v.number(), total: 
 
 export default defineBridgePlugin({
   name: 'push',
-  async setup(ctx) {
-    const mutes = await createMuteStore(ctx.storage, ctx.now)
-    const svc = createPushService(ctx, mutes)
-    ctx.services.set(SERVICE, svc)
-    ctx.services.set(MUTES, mutes)
-    // Subscribed here rather than in the manifest: the watcher's start is the no-replay line.
-    const unsubscribe = ctx.bus.subscribe({
-      name: 'push',
+  setup: async (ctx): Promise<PushService> => createPushService(ctx, await createMuteStore(ctx.storage, ctx.now)),
+  dispose: (svc) => svc.close(),
+  subscribe: [
+    // Opened right after setup: the watcher's start is the no-replay line. A late alert beats none.
+    { source: 'multiplexer', type: ['pane_agent_status_changed', 'pane_closed', 'pane_exited'], limit: 10_000, lag: 'drop-oldest', handler: (ev, { state }) => state.handle(ev) },
+    {
+      source: 'bridge',
+      type: [DELIVERED_EVENT, DEVICE_REVOKED_EVENT],
       limit: 10_000,
-      deliver: (ev) => {
-        if (ev.source === 'multiplexer') return svc.handle(ev)
-        if (ev.type === DELIVERED_EVENT) return svc.delivered(ev.payload as DeliveredEvent)
-        if (ev.type === DEVICE_REVOKED_EVENT && typeof ev.payload?.id === 'string') void mutes.forgetDevice(ev.payload.id).catch(() => {})
+      lag: 'drop-oldest',
+      handler(ev, { state }) {
+        if (ev.type === DELIVERED_EVENT) return state.delivered(ev.payload as DeliveredEvent)
+        if (typeof ev.payload?.id === 'string') void state.mutes.forgetDevice(ev.payload.id).catch(() => {})
       },
-      onLag: () => ctx.log.warn('push fell behind the event bus and was dropped'),
-    })
-    return async () => {
-      unsubscribe()
-      ctx.services.delete(SERVICE)
-      ctx.services.delete(MUTES)
-      await svc.close()
-    }
-  },
+    },
+  ],
   routes: [
-    defineBridgeRoute({
+    route({
       method: 'POST',
       path: '/testpush',
       auth: 'device',
@@ -116,14 +98,14 @@ export default defineBridgePlugin({
         devices: v.optional(v.pipe(v.number(), v.integer())),
         push_enabled: v.boolean(),
       }),
-      async handler({ ctx }) {
+      async handler({ ctx, state }) {
         // Answer within a phone's timeout even when a channel is slow; delivery carries on.
-        const r = await within(service(ctx).fanoutAlert(testAlert(ctx), { seq: 0, test: true }), TESTPUSH_WAIT_MS)
+        const r = await within(state.fanoutAlert(testAlert(ctx), { seq: 0, test: true }), TESTPUSH_WAIT_MS)
         const enabled = r ? Object.values(r.channels).some((d) => d.enabled) : true
         return { ok: true, sent: true, ...(r ? { delivered: r.sent, devices: r.total } : {}), push_enabled: enabled }
       },
     }),
-    defineBridgeRoute({
+    route({
       method: 'POST',
       path: '/admin/notify/test',
       auth: 'admin',
@@ -131,10 +113,10 @@ export default defineBridgePlugin({
       describe: 'Send a test alert through each channel (or one) and say per channel whether it went out',
       body: v.object({ channel: v.optional(v.picklist(KNOWN_CHANNELS, `channel: want one of ${KNOWN_CHANNELS.join(', ')}`)) }),
       response: v.object({ channels: v.array(deliverySchema) }),
-      async handler({ body, ctx }) {
+      async handler({ body, ctx, state }) {
         const wanted = body.channel ? [body.channel] : [...KNOWN_CHANNELS]
-        const r = await within(service(ctx).fanoutAlert(testAlert(ctx), { seq: 0, test: true, channels: wanted }), NOTIFY_TEST_WAIT_MS)
-        const loaded = new Set(notifyChannels(ctx))
+        const r = await within(state.fanoutAlert(testAlert(ctx), { seq: 0, test: true, channels: wanted }), NOTIFY_TEST_WAIT_MS)
+        const loaded = new Set(notifyChannels(ctx.bus))
         const line = (channel: string): Delivery & { channel: string } => {
           if (!loaded.has(channel)) return { channel, sent: 0, total: 0, enabled: false, note: `not loaded: add the notify-${channel} plugin to bridge.config.ts` }
           const d = r?.channels[channel]
@@ -144,7 +126,7 @@ export default defineBridgePlugin({
         return { channels: wanted.map(line) }
       },
     }),
-    defineBridgeRoute({
+    route({
       method: 'POST',
       path: '/notify/mute',
       auth: 'device',
@@ -152,14 +134,14 @@ export default defineBridgePlugin({
       describe: "Stop this device's alerts for one pane, until a time or until unmuted",
       body: v.object({ pane: paneSchema, until: untilSchema }),
       response: v.object({ ok: v.literal(true), pane: v.string(), until: v.nullable(v.number()) }),
-      async handler({ body, auth, ctx }) {
+      async handler({ body, auth, ctx, state }) {
         if (body.until !== undefined && body.until <= ctx.now()) fail(400, 'until: that time has passed')
         const device = await actingDevice(ctx, auth)
-        await muteStore(ctx).mute(device, body.pane, body.until ?? 0)
+        await state.mutes.mute(device, body.pane, body.until ?? 0)
         return { ok: true, pane: body.pane, until: body.until ?? null }
       },
     }),
-    defineBridgeRoute({
+    route({
       method: 'POST',
       path: '/notify/unmute',
       auth: 'device',
@@ -167,21 +149,21 @@ export default defineBridgePlugin({
       describe: "Resume this device's alerts for one pane",
       body: v.object({ pane: paneSchema }),
       response: v.object({ ok: v.literal(true), pane: v.string(), was_muted: v.boolean() }),
-      async handler({ body, auth, ctx }) {
+      async handler({ body, auth, ctx, state }) {
         const device = await actingDevice(ctx, auth)
-        return { ok: true, pane: body.pane, was_muted: await muteStore(ctx).unmute(device, body.pane) }
+        return { ok: true, pane: body.pane, was_muted: await state.mutes.unmute(device, body.pane) }
       },
     }),
-    defineBridgeRoute({
+    route({
       method: 'GET',
       path: '/notify/mutes',
       auth: 'device',
       errors: 'json',
       describe: "This device's muted panes: pane → until (unix ms, 0 = until unmuted)",
       response: v.object({ mutes: v.record(v.string(), v.number()) }),
-      async handler({ auth, ctx }) {
+      async handler({ auth, ctx, state }) {
         const device = auth.deviceId ?? ctx.devices.list().find((d) => d.name === 'web')?.id
-        return { mutes: device ? muteStore(ctx).of(device) : {} }
+        return { mutes: device ? state.mutes.of(device) : {} }
       },
     }),
     defineBridgeRoute({ method: 'GET', path: '/push-config', auth: 'none', describe: "The web client's Firebase config", response: webConfigSchema, handler: webConfig }),

@@ -25,6 +25,8 @@ export interface FanoutResult {
 }
 
 export interface PushService {
+  /** Per-device pane mutes (`/notify/mute`). */
+  mutes: MuteStore
   /** Resolves once the start-up states were recorded: from here on, changes alert. */
   started: Promise<void>
   fanoutAlert(alert: Alert, extra?: { seq?: number; agent?: string; approve?: string; test?: boolean; channels?: string[] }): Promise<FanoutResult>
@@ -79,7 +81,7 @@ export function createPushService(ctx: PluginContext, mutes: MuteStore): PushSer
 
   /** Publishes an event for the channels and waits for each running channel's answer. */
   const publishAndCollect = async (type: string, payload: AlertEvent | DismissEvent, only?: string[]): Promise<FanoutResult> => {
-    const expected = new Set([...notifyChannels(ctx)].filter((c) => !only || only.includes(c)))
+    const expected = new Set([...notifyChannels(ctx.bus)].filter((c) => !only || only.includes(c)))
     const got: Record<string, Delivery> = {}
     if (expected.size) {
       await new Promise<void>((resolve) => {
@@ -204,6 +206,7 @@ export function createPushService(ctx: PluginContext, mutes: MuteStore): PushSer
   }
 
   return {
+    mutes,
     started: baselined,
     fanoutAlert,
     handle,

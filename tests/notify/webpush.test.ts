@@ -6,7 +6,6 @@ import type { BusEvent } from '../../core/bus.ts'
 import pairing from '../../plugins/pairing/index.ts'
 import push from '../../plugins/push/index.ts'
 import notifyWebpush, { topicOf } from '../../plugins/notify-webpush/index.ts'
-import { notifierIdle } from '../../lib/notify/notifier.ts'
 import { startStandIn, type StandIn } from './stand-in.ts'
 import { browserKeys, checkVapid, decrypt, type BrowserKeys } from './webpush-crypto.ts'
 
@@ -209,7 +208,7 @@ describe('web push delivery', () => {
 
     status('w3:p1', 'blocked')
     await until('push_sent', () => events.find((e) => e.type === 'push_sent' && e.payload.agent === 'w3:p1'))
-    await notifierIdle(b.bridge.ctx, 'webpush')
+    await b.bridge.state(notifyWebpush)!.idle()
     expect(svc.received.filter((r) => r.path === '/push/loud')).toHaveLength(1)
     expect(svc.received.filter((r) => r.path === '/push/quiet')).toHaveLength(0)
 

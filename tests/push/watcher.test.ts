@@ -8,7 +8,6 @@ import type { BusEvent } from '../../core/bus.ts'
 import pairing from '../../plugins/pairing/index.ts'
 import push from '../../plugins/push/index.ts'
 import notifyFcm from '../../plugins/notify-fcm/index.ts'
-import type { PushService } from '../../plugins/push/service.ts'
 import { startFakeFcm, type FakeFcm } from './fake-fcm.ts'
 
 /**
@@ -58,7 +57,7 @@ beforeAll(async () => {
     user: { plugins: [pairing, push, [notifyFcm, { httpAgent: fcm.agent }]] },
   })
   bridge.bridge.ctx.bus.subscribe({ deliver: (e) => void events.push(e) })
-  await (bridge.bridge.ctx.services.get('push') as PushService).started
+  await bridge.bridge.state(push)!.started
   const d = await bridge.pair('phone')
   expect((await bridge.request('/register-token', { method: 'POST', token: d.bearer, json: { token: 'phone-token' } })).status).toBe(200)
 })
