@@ -10,6 +10,7 @@ import { InboxView } from './views/inbox.ts'
 import { AgentView } from './views/agent.ts'
 import { enablePush, pushConfig, pushOn, pushSupported, syncPush, type SyncResult } from './push.ts'
 import type { PushConfig } from './lib/push-state.ts'
+import { alertsDeliverable } from './lib/alerts.ts'
 
 const feeds = new Map<string, FeedClient>()
 
@@ -63,7 +64,13 @@ export function App() {
   // Web push: offered only when this page's bridge serves a config; once on, the token is
   // refreshed at each start, for each newly paired bridge and when the worker reports a change.
   const [push, setPush] = useState<PushConfig | null>(null)
-  useEffect(() => void (pushSupported() && pushConfig().then(setPush)), [])
+  const [deliverable, setDeliverable] = useState(false)
+  useEffect(() => {
+    void alertsDeliverable(pushConfig).then(async (ok) => {
+      setDeliverable(ok)
+      if (ok && pushSupported()) setPush(await pushConfig())
+    })
+  }, [])
   useEffect(() => {
     if (!push || !bridges.length || !pushOn()) return
     const sync = () => void syncPush(push, bridges).then(reportPush, (err) => toast(`Push: ${errText(err)}`, 'error'))
@@ -103,7 +110,7 @@ export function App() {
     <header class="top">
       <a class="brand" href="#/">herdr</a>
       <nav class="row" aria-label="App">
-        ${push && bridges.length ? html`<${PushButton} config=${push} bridges=${bridges} />` : html`<${NotifyButton} />`}
+        ${push && bridges.length ? html`<${PushButton} config=${push} bridges=${bridges} />` : deliverable && bridges.length ? html`<${NotifyButton} />` : ''}
         <a class="button ghost small" href="#/pair">Add bridge</a>
       </nav>
     </header>
