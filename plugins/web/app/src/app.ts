@@ -87,7 +87,8 @@ export function App() {
 
   let body
   if (route.view === 'pair' || bridges.length === 0) {
-    body = html`<${PairView} initial=${route.view === 'pair' ? route : {}} hasBridges=${bridges.length > 0}
+    // Keyed by the link's code, so opening a pairing link fills the form even when it is already shown.
+    body = html`<${PairView} key=${route.view === 'pair' ? `${route.url ?? ''} ${route.code ?? ''}` : ''} initial=${route.view === 'pair' ? route : {}} hasBridges=${bridges.length > 0}
       onPaired=${(b: Omit<SavedBridge, 'key'>) => {
         update(upsertBridge(bridges, b))
         location.hash = '#/'

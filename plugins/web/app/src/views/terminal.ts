@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { html } from '../ui.ts'
 import type { Api } from '../lib/api.ts'
-import { fitFont, paneSize, type Size } from '../lib/pane-size.ts'
+import { fitFont, MIN_FONT, paneSize, type Size } from '../lib/pane-size.ts'
 
 /** Bytes for the key bar (spec 3 §2.3: Esc 0x1b, Ctrl+C 0x03, arrows as CSI sequences). */
 export const KEYS: Array<[string, string, string]> = [
@@ -61,15 +61,34 @@ export function TerminalView({ api, pane }: { api: Api; pane: string }) {
     term.loadAddon(fit)
     term.open(box)
     /** Watching: the pane's size, the font scaled to the box. Control: rows and cols from the box. */
+    let passes = 0
+    let frame = 0
     const layout = () => {
       if (watchSize) {
-        const screen = box.querySelector('.xterm-screen')?.getBoundingClientRect()
-        const style = getComputedStyle(box)
-        const room = { width: box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight), height: box.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom) }
-        const font = term.options.fontSize ?? 13
-        if (!screen) return
-        const next = fitFont(font, { width: screen.width / term.cols, height: screen.height / term.rows }, watchSize, room)
-        if (Math.abs(next - font) >= 0.1) term.options.fontSize = next
+        // Cell size does not scale linearly with the font (rounding to device pixels), so the
+        // font is refined over a few frames until the rendered screen fits.
+        passes = 0
+        let shrinking = false
+        cancelAnimationFrame(frame)
+        const refine = () => {
+          const screen = box.querySelector('.xterm-screen')?.getBoundingClientRect()
+          if (!screen || !screen.height) return
+          const style = getComputedStyle(box)
+          const room = { width: box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight), height: box.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom) }
+          const font = term.options.fontSize ?? 13
+          let next = fitFont(font, { width: screen.width / term.cols, height: screen.height / term.rows }, watchSize, room)
+          // Still too big at this size: step down until the last row is inside the box (a screen
+          // too wide at the smallest font scrolls sideways instead).
+          const over = screen.height > room.height + 0.5 || (screen.width > room.width + 0.5 && font > MIN_FONT)
+          if (over && next >= font && font > MIN_FONT) next = Math.max(MIN_FONT, font - 0.5)
+          // Once it had to shrink, it never grows back in this pass (no oscillation).
+          if (over) shrinking = true
+          else if (shrinking && next > font) return
+          if (Math.abs(next - font) < 0.1 || ++passes > 12) return
+          term.options.fontSize = next
+          frame = requestAnimationFrame(refine)
+        }
+        refine()
         return
       }
       try {
@@ -128,6 +147,7 @@ export function TerminalView({ api, pane }: { api: Api; pane: string }) {
     ro.observe(box)
     return () => {
       clearTimeout(t)
+      cancelAnimationFrame(frame)
       ro.disconnect()
       sub.dispose()
       ws.close(1000)
