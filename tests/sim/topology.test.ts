@@ -124,8 +124,12 @@ describe('topology', () => {
     const t3 = await sim().request('tab.create', { workspace_id: 'w1' })
     await sim().request('tab.close', { tab_id: t3.tab.tab_id })
     await sub.next((e) => e.event === 'tab_closed' && e.data.tab_id === t3.tab.tab_id)
-    await new Promise((r) => setTimeout(r, 400))
-    const names = sub.events.slice(from).map((e) => e.event)
+    // A marker closed after it: once the marker's event is in, anything the closes emitted is too.
+    const marker = await sim().request('workspace.create', { focus: false })
+    await sim().request('workspace.close', { workspace_id: marker.workspace.workspace_id })
+    const isMarker = (e: { event: string; data: any }) => e.event === 'workspace_closed' && e.data.workspace_id === marker.workspace.workspace_id
+    await sub.next(isMarker)
+    const names = sub.events.slice(from).filter((e) => !isMarker(e)).map((e) => e.event)
     expect(names.filter((n) => n === 'tab_closed')).toHaveLength(1)
     expect(names.filter((n) => n === 'pane_closed')).toHaveLength(1)
     expect(names).not.toContain('workspace_closed')
