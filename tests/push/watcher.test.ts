@@ -5,10 +5,8 @@ import { join } from 'node:path'
 import { startSim, type Sim } from '../harness/sim.ts'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import type { BusEvent } from '../../core/bus.ts'
-import type { Ingest } from '../../core/herdr/ingest.ts'
 import pairing from '../../plugins/pairing/index.ts'
 import push from '../../plugins/push/index.ts'
-import type { PushService } from '../../plugins/push/service.ts'
 import { startFakeFcm, type FakeFcm } from './fake-fcm.ts'
 
 /**
@@ -58,10 +56,10 @@ beforeAll(async () => {
     user: { plugins: [pairing, [push, { httpAgent: fcm.agent }]] },
   })
   bridge.bridge.ctx.bus.subscribe({ deliver: (e) => void events.push(e) })
-  await (bridge.bridge.ctx.services.get('push') as PushService).started
+  await bridge.bridge.state(push)!.started
   // The ingester must be subscribed before the first transition: a change made while it still
   // connects is seeded as the starting state (no event), so no alert would ever follow.
-  await (bridge.bridge.ctx.services.get('herdr.ingest') as Ingest).settled()
+  await bridge.bridge.ingest!.settled()
   const d = await bridge.pair('phone')
   expect((await bridge.request('/register-token', { method: 'POST', token: d.bearer, json: { token: 'phone-token' } })).status).toBe(200)
 })
