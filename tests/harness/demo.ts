@@ -190,14 +190,14 @@ try {
   const { code, url } = await pairingCode()
   const payload = JSON.stringify({ url, code })
   console.log(`
-herdr-bridge demo: 6 agents (claude, codex, pi, opencode and a shell) in 2 repositories.
+herdr-bridge demo: claude, codex, pi and opencode agents and a plain shell, in 2 repositories.
 
 ${renderUnicodeCompact(payload)}
 Open the web app:  ${local}/#/pair?code=${code}
   (the code is filled in: press Pair)
 Or pair a mobile client by scanning the QR code, or by hand:
   url:  ${url}
-  code: ${code}   (valid 5 minutes, one use; another: BRIDGE_DIR=${dataDir} npx bridge pair)
+  code: ${code}   (valid 5 minutes, one use; another: npx bridge pair${port === '8787' ? '' : ` --addr 127.0.0.1:${port}`})
 ${host === '127.0.0.1' ? `\nThis listens on 127.0.0.1 only. For a phone: DEMO_ADDR=0.0.0.0 npm run demo (see "Reach it from your phone" in the README).\n` : ''}
 Ctrl+C stops the demo and deletes ${home}.
 `)
