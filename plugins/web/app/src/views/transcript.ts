@@ -101,9 +101,9 @@ export function TranscriptView({ api, pane }: { api: Api; pane: string }) {
     </section>`
 }
 
-/** What the call acted on (the command, the file, the input); the title only when it says more than the name. */
+/** What the call acted on (the command, the file, its description, the input); the title only when it says more than the name. */
 function toolLine(t: NonNullable<Entry['tool']>): string {
-  return t.command || t.file || t.input_summary || (t.title && t.title !== t.name ? t.title : '') || ''
+  return t.command || t.file || t.subtitle || t.input_summary || (t.title && t.title !== t.name ? t.title : '') || ''
 }
 
 function EntryView({ e, result }: { e: Entry; result?: Entry }) {
