@@ -5,6 +5,7 @@ import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import type { BusEvent } from '../../core/bus.ts'
 import pairing from '../../plugins/pairing/index.ts'
 import push from '../../plugins/push/index.ts'
+import notifyFcm from '../../plugins/notify-fcm/index.ts'
 import { startFakeFcm, type FakeFcm } from './fake-fcm.ts'
 
 /**
@@ -36,7 +37,7 @@ async function start(opts: { credentials: boolean; channels?: { blocked: string;
   const b = await startBridge({
     home,
     env: isolatedEnv(home),
-    user: { plugins: [pairing, [push, { httpAgent: fcm.agent, backoffMs: [20, 40], ...(opts.channels ? { android_channels: opts.channels } : {}) }]] },
+    user: { plugins: [pairing, push, [notifyFcm, { httpAgent: fcm.agent, backoffMs: [20, 40], ...(opts.channels ? { android_channels: opts.channels } : {}) }]] },
   })
   bridges.push(b)
   // home is the bridge's own temp dir; close() of a bridge given a home leaves it, so remove it after.
@@ -188,7 +189,7 @@ describe('push through the bus', () => {
     const r = await b.request('/testpush', { method: 'POST', token: d.bearer })
     expect(await r.json()).toEqual({ ok: true, sent: true, delivered: 0, devices: 1, push_enabled: false })
     expect(fcm.requests.length).toBe(base)
-    expect(lines).toContain(`[bridge:push] push (log only): blocked w1:p4: ${b.bridge.ctx.config.server_name} · w1:p4 — Needs you [1 device(s)]`)
+    expect(lines).toContain(`[bridge:notify-fcm] push (log only): blocked w1:p4: ${b.bridge.ctx.config.server_name} · w1:p4 — Needs you [1 device(s)]`)
 
     expect((await b.request('/info')).status).toBe(200)
   })

@@ -1,7 +1,7 @@
 // Pure pieces behind the terminal fit and the alerts button (no browser).
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_WATCH_SIZE, fitFont, MAX_FONT, MIN_FONT, paneRect } from '../../plugins/web/app/src/lib/pane-size.ts'
-import { alertsDeliverable } from '../../plugins/web/app/src/lib/alerts.ts'
+import { alertRoute, alertsDeliverable } from '../../plugins/web/app/src/lib/alerts.ts'
 
 describe('terminal fit', () => {
   it('finds the pane in a session snapshot by id, in cells', () => {
@@ -27,26 +27,12 @@ describe('terminal fit', () => {
 })
 
 describe('alerts', () => {
-  const json = (status: number) => new Response('{}', { status, headers: { 'content-type': 'application/json' } })
-  const shell = () => new Response('<!doctype html>', { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' } })
-
-  it('deliverable with a web push config, without asking for anything else', async () => {
-    const asked: string[] = []
-    expect(await alertsDeliverable(async () => ({ apiKey: 'k' }), async (u) => (asked.push(u), json(200)))).toBe(true)
-    expect(asked).toEqual([])
-  })
-
-  it('deliverable with a Web Push key; the app shell answering an unknown path does not count', async () => {
-    expect(await alertsDeliverable(async () => null, async () => json(200))).toBe(true)
-    expect(await alertsDeliverable(async () => null, async () => shell())).toBe(false)
-    expect(await alertsDeliverable(async () => null, async () => json(404))).toBe(false)
-    expect(
-      await alertsDeliverable(
-        async () => null,
-        async () => {
-          throw new TypeError('fetch failed')
-        },
-      ),
-    ).toBe(false)
+  it('Firebase first, then Web Push, else nothing to offer', () => {
+    expect(alertRoute({ pushConfig: { apiKey: 'k' }, webPushKey: 'BKey' })).toEqual({ via: 'fcm', config: { apiKey: 'k' } })
+    expect(alertRoute({ pushConfig: null, webPushKey: 'BKey' })).toEqual({ via: 'webpush', key: 'BKey' })
+    expect(alertRoute({ pushConfig: null, webPushKey: null })).toBeNull()
+    expect(alertRoute({ pushConfig: null, webPushKey: '' })).toBeNull()
+    expect(alertsDeliverable({ pushConfig: null, webPushKey: null })).toBe(false)
+    expect(alertsDeliverable({ pushConfig: null, webPushKey: 'BKey' })).toBe(true)
   })
 })

@@ -1,22 +1,24 @@
 /**
- * Whether this page's bridge can deliver alerts to this browser: it serves a web push config
- * (`GET /push-config`, read once per page by push.ts) or a Web Push public key
- * (`GET /webpush/key`). Only then is "Enable alerts" offered: a button that can never deliver
- * anything is worse than none. The one place to extend when the bridge learns another way.
+ * Whether this page can deliver alerts to this browser, and how: the bridge serves a Firebase
+ * web config (`GET /push-config`, read by push.ts) or a Web Push key (`GET /webpush/key`, read
+ * by push.ts with the device's bearer). Only then is an "Enable alerts" control shown: a button
+ * that can never deliver anything is worse than none. The one place to extend when the bridge
+ * learns another way.
  */
-export type Fetch = (url: string, init?: RequestInit) => Promise<Response>
-
-/** A JSON 200 from `path` (the app shell answers unknown paths with HTML, which does not count). */
-export async function answersJson(fetcher: Fetch, path: string): Promise<boolean> {
-  try {
-    const r = await fetcher(path, { cache: 'no-store', signal: AbortSignal.timeout(5000) })
-    return r.status === 200 && (r.headers.get('content-type') ?? '').includes('json')
-  } catch {
-    return false
-  }
+export interface AlertWays<C = unknown> {
+  /** The Firebase web config, or null when the bridge serves none. */
+  pushConfig: C | null
+  /** The Web Push public key, or null when the bridge offers none. */
+  webPushKey: string | null
 }
 
-export async function alertsDeliverable(pushConfig: () => Promise<unknown>, fetcher: Fetch = (u, i) => fetch(u, i)): Promise<boolean> {
-  if ((await pushConfig()) != null) return true
-  return answersJson(fetcher, '/webpush/key')
+export type AlertRoute<C = unknown> = { via: 'fcm'; config: C } | { via: 'webpush'; key: string } | null
+
+/** The way alerts go out (Firebase first, as configured explicitly), or null: offer nothing. */
+export function alertRoute<C>(ways: AlertWays<C>): AlertRoute<C> {
+  if (ways.pushConfig != null) return { via: 'fcm', config: ways.pushConfig }
+  if (ways.webPushKey) return { via: 'webpush', key: ways.webPushKey }
+  return null
 }
+
+export const alertsDeliverable = (ways: AlertWays): boolean => alertRoute(ways) !== null

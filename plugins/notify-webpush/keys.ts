@@ -1,0 +1,31 @@
+import type { Storage } from 'unstorage'
+import { readJson, writeJson } from '../../storage/index.ts'
+
+/**
+ * The bridge's VAPID key pair (RFC 8292), made by web-push on first start and kept in
+ * `webpush-vapid.json` in the data dir (0600, written atomically). Browsers bind their push
+ * subscriptions to the public key, so it is never replaced once made: a broken file is an error
+ * naming it, not a new key that would silently orphan every subscription.
+ */
+export interface VapidKeys {
+  publicKey: string
+  privateKey: string
+}
+
+export const VAPID_FILE = 'webpush-vapid.json'
+
+const b64urlBytes = (s: unknown): number => (typeof s === 'string' && /^[A-Za-z0-9_-]+$/.test(s) ? Buffer.from(s, 'base64url').length : -1)
+
+export async function loadOrCreateVapidKeys(storage: Storage): Promise<{ keys: VapidKeys; created: boolean }> {
+  const stored = await readJson<Record<string, unknown>>(storage, VAPID_FILE, 'web push key pair')
+  if (stored) {
+    if (b64urlBytes(stored.public_key) !== 65 || b64urlBytes(stored.private_key) !== 32) {
+      throw new Error(`the web push key pair (${VAPID_FILE} in the data dir) is malformed; fix it, or move it away to make a new one (browsers then subscribe again)`)
+    }
+    return { keys: { publicKey: stored.public_key as string, privateKey: stored.private_key as string }, created: false }
+  }
+  const webpush = (await import('web-push')).default
+  const made = webpush.generateVAPIDKeys()
+  await writeJson(storage, VAPID_FILE, { public_key: made.publicKey, private_key: made.privateKey, created_at: new Date().toISOString() })
+  return { keys: made, created: true }
+}
