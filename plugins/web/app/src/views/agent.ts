@@ -62,6 +62,15 @@ interface Option {
 }
 
 /** The parsed state card, polled every 1.5 s while shown and at once on a status change. */
+/**
+ * The status the card itself shows. Its screen is read fresher than herdr's status report, so a
+ * question on screen is "blocked", and a just-answered one no longer is (the agent moves on).
+ */
+export function cardStatus(c: { agent_status: string; blocked?: unknown }): string {
+  if (c.blocked) return 'blocked'
+  return c.agent_status === 'blocked' ? 'working' : c.agent_status
+}
+
 function CardView({ api, pane, agent, bridgeKey, onStatus }: { api: Api; pane: string; agent?: Agent; bridgeKey: string; onStatus?: (s: string) => void }) {
   const [card, setCard] = useState<any>(null)
   const [error, setError] = useState('')
@@ -71,7 +80,7 @@ function CardView({ api, pane, agent, bridgeKey, onStatus }: { api: Api; pane: s
     try {
       const c = await api.get(`/agent-state?pane=${encodeURIComponent(pane)}`)
       setCard(c)
-      if (typeof c?.agent_status === 'string') onStatus?.(c.agent_status)
+      if (typeof c?.agent_status === 'string') onStatus?.(cardStatus(c))
       setError('')
     } catch (err) {
       setError(errText(err))
