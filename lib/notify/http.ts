@@ -1,4 +1,4 @@
-import { request, type Dispatcher } from 'undici'
+import type { Dispatcher } from 'undici'
 
 /**
  * One POST with a per-try timeout and bounded retries, for the HTTP channels (Web Push, ntfy,
@@ -22,6 +22,8 @@ export const DEFAULT_BACKOFF_MS = [500, 1500]
 const MAX_RETRY_AFTER_MS = 10_000
 
 export async function postWithRetry(url: string, opts: PostOptions): Promise<PostResult> {
+  // Loaded at the first alert, not at start: an idle bridge does not carry undici.
+  const { request } = await import('undici')
   const backoff = opts.backoffMs ?? DEFAULT_BACKOFF_MS
   const timeoutMs = opts.timeoutMs ?? 5000
   let last: PostResult = { ok: false, error: 'not sent', tries: 0 }
