@@ -16,10 +16,11 @@ import { createBus, type Bus } from './bus.ts'
 import { createHerdr, HerdrError, type Herdr } from './herdr/index.ts'
 import { startIngest, type Ingest, type IngestOptions } from './herdr/ingest.ts'
 import { createAgentKindRegistry } from './agent-kinds.ts'
-import { exec } from './exec.ts'
+import { exec, ExecFailure, RESOURCE_CODES } from './exec.ts'
 import { createBridgeStorage, createDeviceStore } from '../storage/index.ts'
 import { createAuditLog, auditActor, auditTarget } from './audit.ts'
 import { createDeviceSockets } from './device-sockets.ts'
+import { bodyChunks, defaultLimits, guardServer, type ServerGuard, type ServerLimits } from './limits.ts'
 
 const MAX_JSON_BODY = 1024 * 1024
 /**
@@ -38,6 +39,8 @@ export interface BridgeOptions {
   herdr?: Herdr
   /** herdr event ingestion (core/herdr/ingest.ts); `false` runs without it. */
   ingest?: IngestOptions | false
+  /** Deadlines and connection caps (core/limits.ts); defaults sized from the descriptor limit. */
+  limits?: Partial<ServerLimits>
 }
 
 export interface Bridge {
@@ -57,6 +60,8 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
   const herdr = opts.herdr ?? createHerdr({ env: opts.env })
   const cors = createCors(config.transport.allowed_origins)
   const deviceSockets = createDeviceSockets((id) => !!devices.get(id))
+  const limits: ServerLimits = { ...defaultLimits(undefined, opts.env ?? process.env), ...opts.limits }
+  let guard: ServerGuard | null = null
   const audit = createAuditLog(config.data_dir, (err) => log.warn(`audit log: ${(err as Error).message}`))
 
   const ctx: PluginContext = {
@@ -68,6 +73,7 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
     devices,
     agentKinds: createAgentKindRegistry(),
     exec,
+    limits,
     now: opts.now ?? Date.now,
     env: opts.env ?? process.env,
     home: (opts.env ?? process.env).HOME ?? '',
@@ -96,6 +102,7 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
     // Auth comes first, before validation, method checks or any herdr call or disk read.
     const auth = authenticate(route.auth, credentialOf(request, url, !!route.queryToken), config.admin_token, devices)
     if (!auth) return unauthorized()
+    if (auth.kind !== 'none') guard?.authenticated(nodeSocketOf(request))
     const style = route.errors ?? 'text'
     if (!byMethod.has(method)) return errorResponse(405, `${[...byMethod.keys()].join(', ')} only`, style, { allow: [...byMethod.keys()].join(', ') })
     // What the handler saw, kept for the audit line (bodies are logged by length only).
@@ -131,7 +138,7 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
     try {
       seen.query = route.query ? parseWith(route.query, Object.fromEntries(url.searchParams), route.invalid) : Object.fromEntries(url.searchParams)
       if (route.bodyType !== 'raw' && method !== 'GET') {
-        seen.body = await readJsonBody(request, route.invalid)
+        seen.body = await readJsonBody(request, limits, route.invalid)
         if (route.body) seen.body = parseWith(route.body, seen.body, route.invalid)
       }
       const out = await route.handler({ event, query: seen.query, body: seen.body, auth, ctx: pluginCtx.get(route.plugin)! })
@@ -234,9 +241,22 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
     async listen(addr = config.transport.addr) {
       const { host, port } = splitAddr(addr)
       const handler = toNodeHandler({ fetch } as any)
-      server = createServer({ requestTimeout: 0, headersTimeout: 10_000 }, handler as any)
+      server = createServer(
+        {
+          headersTimeout: limits.headers_timeout_ms,
+          requestTimeout: limits.request_timeout_ms,
+          // How often node looks for requests past those deadlines.
+          connectionsCheckingInterval: Math.max(250, Math.min(2000, limits.headers_timeout_ms / 4)),
+        },
+        handler as any,
+      )
+      guard = guardServer(server, limits, log)
       server.on('upgrade', (req, socket, head) => {
-        void ws.handleUpgrade(req, socket, head).catch(() => socket.destroy())
+        void ws.handleUpgrade(req, socket, head).then(
+          // Still open after the upgrade: it authenticated (every WebSocket route needs a credential).
+          () => socket.writable && guard?.authenticated(socket as any),
+          () => socket.destroy(),
+        )
       })
       await new Promise<void>((resolve, reject) => {
         server!.once('error', reject)
@@ -277,10 +297,13 @@ function parseWith(schema: v.GenericSchema, input: unknown, invalid?: string): a
   throw new HttpError(400, path && !issue.message.startsWith(`${path}:`) ? `${path}: ${issue.message}` : issue.message)
 }
 
-async function readJsonBody(request: Request, invalid?: string): Promise<unknown> {
+async function readJsonBody(request: Request, limits: ServerLimits, invalid?: string): Promise<unknown> {
   const len = Number(request.headers.get('content-length') ?? '0')
   if (len > MAX_JSON_BODY) throw new HttpError(413, `body over ${MAX_JSON_BODY} bytes`)
-  const raw = await readCapped(request, MAX_JSON_BODY)
+  // A chunked body has no Content-Length to check up front: refused as soon as it passes the cap.
+  const chunks: Uint8Array[] = []
+  for await (const c of bodyChunks(request.body, { idleMs: limits.body_idle_ms, totalMs: limits.json_body_ms, max: MAX_JSON_BODY })) chunks.push(c)
+  const raw = Buffer.concat(chunks).toString('utf8')
   if (!raw.trim()) return {}
   try {
     return JSON.parse(raw)
@@ -289,26 +312,9 @@ async function readJsonBody(request: Request, invalid?: string): Promise<unknown
   }
 }
 
-/**
- * The body as text, refused with 413 as soon as it passes `max` bytes: a chunked body has no
- * Content-Length to check up front, and `request.text()` would buffer all of it first.
- */
-async function readCapped(request: Request, max: number): Promise<string> {
-  if (!request.body) return ''
-  const reader = request.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > max) {
-      reader.cancel().catch(() => {})
-      throw new HttpError(413, `body over ${max} bytes`)
-    }
-    chunks.push(value)
-  }
-  return Buffer.concat(chunks).toString('utf8')
+/** The node socket under a request (srvx keeps the node request on `runtime`). */
+function nodeSocketOf(request: Request): import('node:net').Socket | undefined {
+  return (request as { runtime?: { node?: { req?: { socket?: import('node:net').Socket } } } }).runtime?.node?.req?.socket
 }
 
 /** Maps what a handler threw to a response: its own HttpError, herdr's errors, else a logged 500. */
@@ -318,6 +324,17 @@ export function errorToResponse(err: unknown, style: 'text' | 'json', log: Conso
     if (err.code === 'session_not_found') return errorResponse(404, err.message, style)
     return errorResponse(502, `herdr: ${err.code}: ${err.message}`, style)
   }
+  const code = (err as NodeJS.ErrnoException)?.code
+  // The client hung up mid-request: nobody reads the answer, and any client can do it, so one quiet line.
+  if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (err as Error)?.message === 'aborted') {
+    log.debug(`${where}: client aborted the request`)
+    return errorResponse(400, 'request aborted', style)
+  }
+  if (typeof code === 'string' && RESOURCE_CODES.has(code)) {
+    log.warn(`${where}: ${code}`)
+    return errorResponse(503, err instanceof ExecFailure ? err.message : `the bridge is out of ${code === 'ENOMEM' ? 'memory' : code === 'EAGAIN' ? 'processes' : 'file descriptors'} (${code}); retry later`, style, { 'retry-after': '5' })
+  }
+  if (err instanceof ExecFailure) return errorResponse(502, err.message, style)
   log.error(`${where} failed:`, err)
   return errorResponse(500, 'internal error (see the bridge log)', style)
 }
