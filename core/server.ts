@@ -20,6 +20,8 @@ import { exec, ExecFailure, RESOURCE_CODES } from './exec.ts'
 import { createBridgeStorage, createDeviceStore } from '../storage/index.ts'
 import { createAuditLog, auditActor, auditTarget } from './audit.ts'
 import { createDeviceSockets } from './device-sockets.ts'
+import { createHostCheck } from './host-check.ts'
+import { hasBody, isJsonContentType } from './content-type.ts'
 import { bodyChunks, defaultLimits, guardServer, type ServerGuard, type ServerLimits } from './limits.ts'
 
 const MAX_JSON_BODY = 1024 * 1024
@@ -59,6 +61,7 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
   const bus: Bus = createBus({ now: opts.now, onError: (err, sub) => log.warn(`bus subscriber ${sub.name ?? ''} failed: ${(err as Error)?.message ?? err}`) })
   const herdr = opts.herdr ?? createHerdr({ env: opts.env })
   const cors = createCors(config.transport.allowed_origins)
+  const hosts = createHostCheck(config)
   const deviceSockets = createDeviceSockets((id) => !!devices.get(id))
   const limits: ServerLimits = { ...defaultLimits(undefined, opts.env ?? process.env), ...opts.limits }
   let guard: ServerGuard | null = null
@@ -138,6 +141,7 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
     try {
       seen.query = route.query ? parseWith(route.query, Object.fromEntries(url.searchParams), route.invalid) : Object.fromEntries(url.searchParams)
       if (route.bodyType !== 'raw' && method !== 'GET') {
+        if (hasBody(request.headers) && !isJsonContentType(request.headers.get('content-type'))) throw new HttpError(415, 'want Content-Type: application/json')
         seen.body = await readJsonBody(request, limits, route.invalid)
         if (route.body) seen.body = parseWith(route.body, seen.body, route.invalid)
       }
@@ -181,6 +185,8 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
 
   const fetch = async (request: Request): Promise<Response> => {
     const started = performance.now()
+    const host = request.headers.get('host')
+    if (!hosts.allows(host)) return text(hosts.refusal(host!), 421)
     const pre = cors.preflight(request)
     const res = pre ?? cors.decorate(request, await app.fetch(request))
     log.debug(`${request.method} ${new URL(request.url).pathname} → ${res.status} in ${(performance.now() - started).toFixed(1)} ms`)
@@ -252,6 +258,11 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
       )
       guard = guardServer(server, limits, log)
       server.on('upgrade', (req, socket, head) => {
+        if (!hosts.allows(req.headers.host)) {
+          const body = hosts.refusal(req.headers.host!)
+          socket.on('error', () => {})
+          return socket.end(`HTTP/1.1 421 Misdirected Request\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+        }
         void ws.handleUpgrade(req, socket, head).then(
           // Still open after the upgrade: it authenticated (every WebSocket route needs a credential).
           () => socket.writable && guard?.authenticated(socket as any),
