@@ -68,20 +68,26 @@ export const exec: Exec = (file, args, opts = {}) =>
     const timeoutMs = opts.timeoutMs ?? 15_000
     const maxBuffer = opts.maxBuffer ?? 64 * 1024 * 1024
     let failed: ExecFailure | null = null
-    const child = spawnChild(
-      file,
-      args,
-      {
-        cwd: opts.cwd,
-        env: opts.env ?? process.env,
-        detached: true,
-        stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-      },
-      (err) => {
-        failed ??= new ExecFailure(spawnFailureText(file, err), false, '', err.code)
-        finish()
-      },
-    )
+    let child: ChildProcess
+    try {
+      child = spawnChild(
+        file,
+        args,
+        {
+          cwd: opts.cwd,
+          env: opts.env ?? process.env,
+          detached: true,
+          stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+        },
+        (err) => {
+          failed ??= new ExecFailure(spawnFailureText(file, err), false, '', err.code)
+          finish()
+        },
+      )
+    } catch (err) {
+      // Refused before starting: a NUL in an argument or the environment.
+      return reject(new ExecFailure(`${file}: cannot start: ${(err as NodeJS.ErrnoException).code ?? 'invalid argument'}`, false, '', 'EINVAL'))
+    }
     const out: Buffer[] = []
     const errOut: Buffer[] = []
     let outBytes = 0

@@ -18,10 +18,12 @@ import { startIngest, type Ingest, type IngestOptions } from './herdr/ingest.ts'
 import { createAgentKindRegistry } from './agent-kinds.ts'
 import { exec, ExecFailure, RESOURCE_CODES } from './exec.ts'
 import { createBridgeStorage, createDeviceStore } from '../storage/index.ts'
+import { sweepStaleTemps } from '../storage/atomic-file.ts'
 import { createAuditLog, auditActor, auditTarget } from './audit.ts'
 import { createDeviceSockets } from './device-sockets.ts'
 import { createHostCheck } from './host-check.ts'
 import { hasBody, isJsonContentType } from './content-type.ts'
+import { controlInQuery } from './strings.ts'
 import { bodyChunks, defaultLimits, guardServer, type ServerGuard, type ServerLimits } from './limits.ts'
 
 const MAX_JSON_BODY = 1024 * 1024
@@ -56,6 +58,8 @@ export interface Bridge {
 export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
   const log = opts.log ?? consola.withTag('bridge')
   const config = opts.config
+  const swept = sweepStaleTemps(config.data_dir)
+  if (swept) log.info(`removed ${swept} stale temp file(s) of interrupted writes from the data dir`)
   const storage = createBridgeStorage(config.data_dir)
   const devices = await createDeviceStore(storage)
   const bus: Bus = createBus({ now: opts.now, onError: (err, sub) => log.warn(`bus subscriber ${sub.name ?? ''} failed: ${(err as Error)?.message ?? err}`) })
@@ -139,6 +143,8 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
     seen: { query: Record<string, any>; body: unknown },
   ): Promise<Response> => {
     try {
+      const bad = controlInQuery(url.searchParams)
+      if (bad) throw new HttpError(400, bad)
       seen.query = route.query ? parseWith(route.query, Object.fromEntries(url.searchParams), route.invalid) : Object.fromEntries(url.searchParams)
       if (route.bodyType !== 'raw' && method !== 'GET') {
         if (hasBody(request.headers) && !isJsonContentType(request.headers.get('content-type'))) throw new HttpError(415, 'want Content-Type: application/json')
@@ -166,6 +172,8 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
       const url = new URL(request.url)
       const auth = authenticate(ws.auth, credentialOf(request, url, !!ws.queryToken), config.admin_token, devices)
       if (!auth) return unauthorized()
+      const bad = controlInQuery(url.searchParams)
+      if (bad) return text(bad, 400)
       try {
         const state = await ws.accept?.({ request, url, auth, ctx: pluginCtx.get(ws.plugin)! })
         if (state instanceof Response) return state
@@ -205,6 +213,8 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
         upgrade: async (req: Request) => {
           const auth = authenticate(route.auth, credentialOf(req, url, !!route.queryToken), config.admin_token, devices)
           if (!auth) return unauthorized()
+          const bad = controlInQuery(url.searchParams)
+          if (bad) return text(bad, 400)
           const ticket = auth.deviceId ? deviceSockets.beginUpgrade(auth.deviceId) : null
           try {
             const state = await route.accept?.({ request: req, url, auth, ctx: rctx })
@@ -301,8 +311,11 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
 function parseWith(schema: v.GenericSchema, input: unknown, invalid?: string): any {
   const r = v.safeParse(schema, input)
   if (r.success) return r.output
-  if (invalid) throw new HttpError(400, invalid)
   const issue = r.issues[0]
+  // A control character is named as such even where the route has one fixed message.
+  const control = r.issues.find((i) => i.message.endsWith('control characters are not allowed'))
+  if (control) throw new HttpError(400, control.message)
+  if (invalid) throw new HttpError(400, invalid)
   const path = issue.path?.map((p) => String(p.key)).join('.')
   // Schemas may already name the field in their message ("code: want a string").
   throw new HttpError(400, path && !issue.message.startsWith(`${path}:`) ? `${path}: ${issue.message}` : issue.message)
