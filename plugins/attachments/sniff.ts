@@ -6,7 +6,6 @@
 import { open } from 'node:fs/promises'
 import { PassThrough, type Readable } from 'node:stream'
 import { filetypeinfo } from 'magic-bytes.js'
-import unzipper from 'unzipper'
 
 export interface Accepted {
   ok: true
@@ -83,6 +82,8 @@ export async function classifyZip(path: string): Promise<ZipKind> {
   tooSlow.catch(() => {})
   let names: string[]
   try {
+    // Loaded on the first zip upload only: unzipper and its dependencies cost memory at rest.
+    const { default: unzipper } = await import('unzipper')
     const size = (await fh.stat()).size
     const source = {
       size: async () => size,
