@@ -2,7 +2,7 @@
  * What one client may cost the daemon: deadlines on headers and bodies, and caps on open
  * connections, so slow or numerous clients cannot hold descriptors until spawns and accepts fail.
  *
- *   headers_timeout_ms   10 s    the whole header block
+ *   headers_timeout_ms   10 s    the whole header block (node checks these two every 30 s)
  *   request_timeout_ms   300 s   the whole request, body included (a 25 MiB upload at 85 KB/s)
  *   body_idle_ms         15 s    a body that sends nothing for this long gets 408
  *   json_body_ms         30 s    a JSON body (≤ 1 MiB) must arrive within this

@@ -276,8 +276,6 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
         {
           headersTimeout: limits.headers_timeout_ms,
           requestTimeout: limits.request_timeout_ms,
-          // How often node looks for requests past those deadlines.
-          connectionsCheckingInterval: Math.max(250, Math.min(2000, limits.headers_timeout_ms / 4)),
         },
         handler as any,
       )
