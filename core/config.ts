@@ -24,6 +24,8 @@ export interface TransportConfig {
   public_url: string
   /** Extra CORS origins (exact scheme://host[:port]). */
   allowed_origins: string[]
+  /** Host names requests may carry besides IP literals, localhost, this machine's name and public_url's host. */
+  allowed_hosts: string[]
 }
 
 export interface PushConfig {
@@ -104,6 +106,7 @@ export function loadConfig(opts: { dir?: string; env?: NodeJS.ProcessEnv; create
     addr: str(file.transport?.addr) || d.transport?.addr || DEFAULT_ADDR,
     public_url: str(file.transport?.public_url) || d.transport?.public_url || '',
     allowed_origins: list(file.transport?.allowed_origins ?? d.transport?.allowed_origins),
+    allowed_hosts: list(file.transport?.allowed_hosts ?? d.transport?.allowed_hosts),
   }
   const push: PushConfig = {
     service_account_path: str(file.push?.service_account_path) || d.push?.service_account_path || join(dataDir, 'serviceAccount.json'),
@@ -137,6 +140,7 @@ export function applyEnv(c: BridgeConfig, env: NodeJS.ProcessEnv): BridgeConfig 
   if (env.BRIDGE_ADMIN_TOKEN) c.admin_token = env.BRIDGE_ADMIN_TOKEN
   if (env.BRIDGE_SERVER_NAME) c.server_name = env.BRIDGE_SERVER_NAME
   if (env.BRIDGE_ALLOWED_ORIGINS) c.transport.allowed_origins = [...c.transport.allowed_origins, ...list(env.BRIDGE_ALLOWED_ORIGINS.split(','))]
+  if (env.BRIDGE_ALLOWED_HOSTS) c.transport.allowed_hosts = [...c.transport.allowed_hosts, ...list(env.BRIDGE_ALLOWED_HOSTS.split(','))]
   if (env.BRIDGE_SERVICE_ACCOUNT) c.push.service_account_path = env.BRIDGE_SERVICE_ACCOUNT
   if (env.BRIDGE_FCM_PROJECT) c.push.project_id = env.BRIDGE_FCM_PROJECT
   if (env.BRIDGE_HERDR_BIN) c.herdr_bin = env.BRIDGE_HERDR_BIN

@@ -9,6 +9,10 @@ import { authenticate, credentialOf } from './auth.ts'
 import { errorResponse, HttpError, json, text, unauthorized } from './respond.ts'
 import { HerdrError } from './herdr/index.ts'
 import { auditActor, type createAuditLog } from './audit.ts'
+import { ExecFailure, RESOURCE_CODES } from './exec.ts'
+import { hasBody, isJsonContentType } from './content-type.ts'
+import { controlInQuery } from './strings.ts'
+import { bodyChunks, type ServerGuard, type ServerLimits } from './limits.ts'
 
 const MAX_JSON_BODY = 1024 * 1024
 
@@ -18,6 +22,10 @@ export interface HttpDeps {
   audit: ReturnType<typeof createAuditLog>
   log: ConsolaInstance
   plugin: (name: string) => RunningPlugin
+  /** Deadlines for reading bodies (core/limits.ts). */
+  limits: ServerLimits
+  /** The connection guard, once the server listens: told when a connection authenticates. */
+  guard: () => ServerGuard | null
 }
 
 /**
@@ -25,7 +33,7 @@ export interface HttpDeps {
  * schemas, then its handler; a plain GET on a WebSocket path; the page catch-all.
  */
 export function createHttpApp(loaded: LoadedPlugins, deps: HttpDeps): H3 {
-  const { config, devices, audit, log, plugin } = deps
+  const { config, devices, audit, log, plugin, limits } = deps
   const app = new H3()
 
   const dispatch = async (event: H3Event, byMethod: Map<string, MountedRoute>): Promise<Response> => {
@@ -36,6 +44,7 @@ export function createHttpApp(loaded: LoadedPlugins, deps: HttpDeps): H3 {
     // Auth comes first, before validation, method checks or any herdr call or disk read.
     const auth = authenticate(route.auth, credentialOf(request, url, !!route.queryToken), config.admin_token, devices)
     if (!auth) return unauthorized()
+    if (auth.kind !== 'none') deps.guard()?.authenticated(nodeSocketOf(request))
     const style = route.errors ?? 'text'
     if (!byMethod.has(method)) return errorResponse(405, `${[...byMethod.keys()].join(', ')} only`, style, { allow: [...byMethod.keys()].join(', ') })
     const seen: Seen = { query: {}, body: undefined, valid: false }
@@ -70,10 +79,13 @@ export function createHttpApp(loaded: LoadedPlugins, deps: HttpDeps): H3 {
     seen: Seen,
   ): Promise<Response> => {
     try {
+      const bad = controlInQuery(url.searchParams)
+      if (bad) throw new HttpError(400, bad)
       // Only declared parameters reach a handler, so the API document lists all it reads.
       seen.query = route.query ? parseWith(route.query, Object.fromEntries(url.searchParams), route.invalid) : {}
       if (route.bodyType !== 'raw' && method !== 'GET') {
-        const raw = await readJsonBody(event, route.invalid)
+        if (hasBody(request.headers) && !isJsonContentType(request.headers.get('content-type'))) throw new HttpError(415, 'want Content-Type: application/json')
+        const raw = await readJsonBody(event, limits, route.invalid)
         // As for the query: a handler sees only a body its schema declares.
         seen.body = route.body ? parseWith(route.body, raw, route.invalid) : {}
       }
@@ -100,6 +112,8 @@ export function createHttpApp(loaded: LoadedPlugins, deps: HttpDeps): H3 {
       const url = new URL(request.url)
       const auth = authenticate(ws.auth, credentialOf(request, url, !!ws.queryToken), config.admin_token, devices)
       if (!auth) return unauthorized()
+      const bad = controlInQuery(url.searchParams)
+      if (bad) return text(bad, 400)
       try {
         const accepted = await acceptWs(ws, plugin(ws.plugin), request, url, auth)
         if (accepted instanceof Response) return accepted
@@ -138,6 +152,9 @@ interface Seen {
 function parseWith(schema: v.GenericSchema, input: unknown, invalid?: string): any {
   const r = v.safeParse(schema, input)
   if (r.success) return r.output
+  // A control character is named as such even where the route has one fixed message.
+  const control = r.issues.find((i) => i.message.endsWith('control characters are not allowed'))
+  if (control) throw new HttpError(400, control.message)
   if (invalid) throw new HttpError(400, invalid)
   const issue = r.issues[0]
   const path = issue.path?.map((p) => String(p.key)).join('.')
@@ -150,11 +167,14 @@ function parseWith(schema: v.GenericSchema, input: unknown, invalid?: string): a
  * The JSON body, read through h3's size limit: a declared length over the cap is refused before
  * reading, a chunked body as soon as it passes the cap (docs/security.md).
  */
-async function readJsonBody(event: H3Event, invalid?: string): Promise<unknown> {
+async function readJsonBody(event: H3Event, limits: ServerLimits, invalid?: string): Promise<unknown> {
   let raw: string
   try {
     assertBodySize(event, MAX_JSON_BODY)
-    raw = await (event.req as Request).text()
+    // Read with idle and total deadlines, so a client trickling bytes cannot hold the connection.
+    const chunks: Uint8Array[] = []
+    for await (const c of bodyChunks((event.req as Request).body, { idleMs: limits.body_idle_ms, totalMs: limits.json_body_ms, max: MAX_JSON_BODY })) chunks.push(c)
+    raw = Buffer.concat(chunks).toString('utf8')
   } catch (err) {
     if (!HTTPError.isError(err)) throw err
     if (err.status === 413) throw new HttpError(413, `body over ${MAX_JSON_BODY} bytes`)
@@ -179,6 +199,22 @@ export function errorToResponse(err: unknown, style: 'text' | 'json', log: Conso
     if (err.code === 'session_not_found') return errorResponse(404, err.message, style)
     return errorResponse(502, `herdr: ${err.code}: ${err.message}`, style)
   }
+  const code = (err as NodeJS.ErrnoException)?.code
+  // The client hung up mid-request: nobody reads the answer, and any client can do it, so one quiet line.
+  if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (err as Error)?.message === 'aborted') {
+    log.debug(`${where}: client aborted the request`)
+    return errorResponse(400, 'request aborted', style)
+  }
+  if (typeof code === 'string' && RESOURCE_CODES.has(code)) {
+    log.warn(`${where}: ${code}`)
+    return errorResponse(503, err instanceof ExecFailure ? err.message : `the bridge is out of ${code === 'ENOMEM' ? 'memory' : code === 'EAGAIN' ? 'processes' : 'file descriptors'} (${code}); retry later`, style, { 'retry-after': '5' })
+  }
+  if (err instanceof ExecFailure) return errorResponse(502, err.message, style)
   log.error(`${where} failed:`, err)
   return errorResponse(500, 'internal error (see the bridge log)', style)
+}
+
+/** The node socket under a request (srvx keeps the node request on `runtime`). */
+function nodeSocketOf(request: Request): import('node:net').Socket | undefined {
+  return (request as { runtime?: { node?: { req?: { socket?: import('node:net').Socket } } } }).runtime?.node?.req?.socket
 }

@@ -9,6 +9,7 @@ import type { Herdr } from './herdr/index.ts'
 import type { DeviceStore } from '../storage/devices.ts'
 import type { AgentKindRegistry, AgentKind } from './agent-kinds.ts'
 import type { Exec } from './exec.ts'
+import type { ServerLimits } from './limits.ts'
 import type { LoadedPlugins } from './loader.ts'
 
 export type AuthLevel = 'device' | 'admin' | 'none' | 'pairing'
@@ -152,6 +153,8 @@ export interface PluginContext {
   devices: DeviceStore
   agentKinds: AgentKindRegistry
   exec: Exec
+  /** Deadlines and connection caps; body readers use `body_idle_ms`. */
+  limits: ServerLimits
   sockets: Sockets
   server: ServerInfo
   /** Wall clock, injectable in tests. */

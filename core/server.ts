@@ -7,16 +7,20 @@ import { splitAddr } from './config.ts'
 import { loadPlugins, setupPlugins, type LoadedPlugins } from './loader.ts'
 import type { PluginContext, PluginDef, ServerInfo } from './plugin.ts'
 import { createCors } from './cors.ts'
+import { text } from './respond.ts'
 import { createBus, type Bus } from './bus.ts'
 import { createHerdr, type Herdr } from './herdr/index.ts'
 import { startIngest, type Ingest, type IngestOptions } from './herdr/ingest.ts'
 import { createAgentKindRegistry } from './agent-kinds.ts'
 import { exec } from './exec.ts'
 import { createBridgeStorage, createDeviceStore } from '../storage/index.ts'
+import { sweepStaleTemps } from '../storage/atomic-file.ts'
 import { createAuditLog } from './audit.ts'
 import { createDeviceSockets } from './device-sockets.ts'
 import { createHttpApp } from './http.ts'
 import { createWebSockets } from './websockets.ts'
+import { createHostCheck } from './host-check.ts'
+import { defaultLimits, guardServer, type ServerGuard, type ServerLimits } from './limits.ts'
 
 export { MAX_WS_MESSAGE } from './websockets.ts'
 export { errorToResponse } from './http.ts'
@@ -30,6 +34,8 @@ export interface BridgeOptions {
   herdr?: Herdr
   /** herdr event ingestion (core/herdr/ingest.ts); `false` runs without it. */
   ingest?: IngestOptions | false
+  /** Deadlines and connection caps (core/limits.ts); defaults sized from the descriptor limit. */
+  limits?: Partial<ServerLimits>
 }
 
 export interface Bridge {
@@ -47,12 +53,17 @@ export interface Bridge {
 export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
   const log = opts.log ?? consola.withTag('bridge')
   const config = opts.config
+  const swept = sweepStaleTemps(config.data_dir)
+  if (swept) log.info(`removed ${swept} stale temp file(s) of interrupted writes from the data dir`)
   const storage = createBridgeStorage(config.data_dir)
   const devices = await createDeviceStore(storage)
   const bus: Bus = createBus({ now: opts.now, onError: (err, sub) => log.warn(`bus subscriber ${sub.name ?? ''} failed: ${(err as Error)?.message ?? err}`) })
   const herdr = opts.herdr ?? createHerdr({ env: opts.env })
   const cors = createCors(config.transport.allowed_origins)
+  const hosts = createHostCheck(config)
   const deviceSockets = createDeviceSockets((id) => !!devices.get(id))
+  const limits: ServerLimits = { ...defaultLimits(undefined, opts.env ?? process.env), ...opts.limits }
+  let guard: ServerGuard | null = null
   const audit = createAuditLog(config.data_dir, (err) => log.warn(`audit log: ${(err as Error).message}`))
 
   const ctx: PluginContext = {
@@ -64,6 +75,7 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
     devices,
     agentKinds: createAgentKindRegistry(),
     exec,
+    limits,
     now: opts.now ?? Date.now,
     env: opts.env ?? process.env,
     home: (opts.env ?? process.env).HOME ?? '',
@@ -81,10 +93,12 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
   // Started after the plugins so their bus subscriptions see the first multiplexer_connected.
   const ingest: Ingest | null = opts.ingest === false ? null : startIngest({ herdr, bus, log: log.withTag('ingest') }, opts.ingest ?? {})
 
-  const app = createHttpApp(loaded, { config, devices, audit, log, plugin })
+  const app = createHttpApp(loaded, { config, devices, audit, log, plugin, limits, guard: () => guard })
 
   const fetch = async (request: Request): Promise<Response> => {
     const started = performance.now()
+    const host = request.headers.get('host')
+    if (!hosts.allows(host)) return text(hosts.refusal(host!), 421)
     const pre = cors.preflight(request)
     const res = pre ?? cors.decorate(request, await app.fetch(request))
     log.debug(`${request.method} ${new URL(request.url).pathname} → ${res.status} in ${(performance.now() - started).toFixed(1)} ms`)
@@ -103,9 +117,25 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
     async listen(addr = config.transport.addr) {
       const { host, port } = splitAddr(addr)
       const handler = toNodeHandler({ fetch } as any)
-      server = createServer({ requestTimeout: 0, headersTimeout: 10_000 }, handler as any)
+      server = createServer(
+        {
+          headersTimeout: limits.headers_timeout_ms,
+          requestTimeout: limits.request_timeout_ms,
+        },
+        handler as any,
+      )
+      guard = guardServer(server, limits, log)
       server.on('upgrade', (req, socket, head) => {
-        void ws.handleUpgrade(req, socket, head).catch(() => socket.destroy())
+        if (!hosts.allows(req.headers.host)) {
+          const body = hosts.refusal(req.headers.host!)
+          socket.on('error', () => {})
+          return socket.end(`HTTP/1.1 421 Misdirected Request\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+        }
+        void ws.handleUpgrade(req, socket, head).then(
+          // Still open after the upgrade: it authenticated (every WebSocket route needs a credential).
+          () => socket.writable && guard?.authenticated(socket as any),
+          () => socket.destroy(),
+        )
       })
       await new Promise<void>((resolve, reject) => {
         server!.once('error', reject)

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync, renameSync, mkdirSync, rmSync, fsyncSync, openSync, closeSync } from 'node:fs'
+import { readFileSync, writeFileSync, renameSync, mkdirSync, rmSync, fsyncSync, openSync, closeSync, readdirSync, lstatSync, unlinkSync } from 'node:fs'
 import { dirname, basename, join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 
@@ -33,6 +33,44 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 
     rmSync(tmp, { force: true })
     throw err
   }
+}
+
+/** Names `writeFileAtomic` gives its temp files. */
+export const TEMP_FILE = /^\..+\.[0-9a-f]{8}\.tmp$/
+
+/**
+ * Removes temp files an interrupted atomic write left under `dir` (they may hold bearers and push
+ * tokens). Only regular files older than `olderThanMs` are removed, so a write in progress in
+ * another process (`bridge push login`) is left alone; symlinks are never followed.
+ * Returns how many were removed.
+ */
+export function sweepStaleTemps(dir: string, olderThanMs = 60_000, now = Date.now(), depth = 3): number {
+  let removed = 0
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return 0
+  }
+  for (const name of names) {
+    const p = join(dir, name)
+    let st
+    try {
+      st = lstatSync(p)
+    } catch {
+      continue
+    }
+    if (st.isDirectory() && depth > 0) removed += sweepStaleTemps(p, olderThanMs, now, depth - 1)
+    else if (st.isFile() && TEMP_FILE.test(name) && now - st.mtimeMs > olderThanMs) {
+      try {
+        unlinkSync(p)
+        removed++
+      } catch {
+        // gone already, or not ours to remove
+      }
+    }
+  }
+  return removed
 }
 
 /** Corrupt or unreadable data is an error that names the file; only a missing file is null. */

@@ -41,6 +41,8 @@ export class GitFailure extends Error {
   constructor(
     message: string,
     public result: GitResult,
+    /** errno code when git could not be started (EMFILE …), so the answer can be 503. */
+    public code?: string,
   ) {
     super(message)
   }
@@ -67,7 +69,7 @@ export async function runGit(cwd: string, args: string[], opts: GitOptions = {})
     if (!(err instanceof ExecFailure)) throw err
     if (err.timedOut) throw new GitFailure(`git ${args[0]} ...: timed out after ${timeout} ms`, { stdout: '', stderr: 'timed out', exitCode: -1 })
     const why = oneLine(err.stderr) || (err.message.includes('not found') ? 'cannot run git (missing, or the directory does not exist)' : err.message)
-    throw new GitFailure(`git ${args[0]} ...: ${why}`, { stdout: '', stderr: err.stderr, exitCode: -1 })
+    throw new GitFailure(`git ${args[0]} ...: ${why}`, { stdout: '', stderr: err.stderr, exitCode: -1 }, err.code)
   }
 }
 

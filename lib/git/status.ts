@@ -117,7 +117,8 @@ export async function readGit(cwd: string, opts: ReadGitOptions = {}): Promise<G
   const untrackedP = (async () => {
     const base = (await revP).toplevel || cwd
     const list = st.entries.filter((e) => e.status === 'untracked')
-    const out = await mapLimited(list, 16, (e) => synthesizeUntracked(join(base, e.path), e.path))
+    const realBase = list.length ? await realpath(base).catch(() => base) : base
+    const out = await mapLimited(list, 16, (e) => synthesizeUntracked(join(base, e.path), e.path, realBase))
     return new Map(list.map((e, i) => [e.path, out[i]]))
   })()
   const [git, patch, untracked] = await Promise.all([contextP, diffP.then((d) => diffText(cwd, st.unborn, d, o)), untrackedP])

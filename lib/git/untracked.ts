@@ -4,8 +4,8 @@
  * UTF-8) is the fixed sentence instead. Only regular files are read (a symlink shows its target,
  * a fifo or socket is never opened), and never more than the cap.
  */
-import { open, lstat, readlink } from 'node:fs/promises'
-import { constants } from 'node:fs'
+import { lstat, readlink } from 'node:fs/promises'
+import { openConfined } from '../open-confined.ts'
 
 export const UNTRACKED_CAP = 64 * 1024
 export const TRUNCATED_MARKER = '… (truncated)'
@@ -16,7 +16,8 @@ export interface SyntheticDiff {
   additions: number
 }
 
-export async function synthesizeUntracked(absPath: string, path: string): Promise<SyntheticDiff> {
+/** `base` is the real path of the work tree `absPath` lies in; a file found outside it reads as empty. */
+export async function synthesizeUntracked(absPath: string, path: string, base: string): Promise<SyntheticDiff> {
   let bytes: Buffer
   let truncated = false
   try {
@@ -24,7 +25,7 @@ export async function synthesizeUntracked(absPath: string, path: string): Promis
     if (st.isSymbolicLink()) bytes = Buffer.from(await readlink(absPath), 'utf8')
     else if (!st.isFile()) bytes = Buffer.alloc(0)
     else {
-      const fh = await open(absPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+      const { fh } = await openConfined(absPath, base)
       try {
         const buf = Buffer.alloc(UNTRACKED_CAP + 1)
         let got = 0

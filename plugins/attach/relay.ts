@@ -1,4 +1,5 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import type { ChildProcessWithoutNullStreams } from 'node:child_process'
+import { spawnChild, spawnFailureText } from '../../core/exec.ts'
 import { createInterface } from 'node:readline'
 import type { Peer } from 'crossws'
 import type { PluginContext } from '../../core/plugin.ts'
@@ -66,12 +67,15 @@ export function startRelay(ctx: PluginContext, peer: Peer, o: RelayOptions): Rel
   let seedDone = !o.seedHistory
   const held: Buffer[] = []
 
-  const child = spawn(ctx.config.herdr_bin, herdrArgs(o), { env: herdrEnv(ctx.env, o.ref.session), stdio: ['pipe', 'pipe', 'pipe'] }) as ChildProcessWithoutNullStreams
   let childAlive = true
-  const exited = new Promise<void>((resolve) => {
-    child.once('close', () => resolve())
-    child.once('error', () => resolve())
-  })
+  let resolveExited = () => {}
+  const exited = new Promise<void>((resolve) => (resolveExited = resolve))
+  const child = spawnChild(ctx.config.herdr_bin, herdrArgs(o), { env: herdrEnv(ctx.env, o.ref.session), stdio: ['pipe', 'pipe', 'pipe'] }, (err) => {
+    childAlive = false
+    resolveExited()
+    closeSocket(1011, spawnFailureText('herdr CLI', err))
+  }) as ChildProcessWithoutNullStreams
+  child.once('close', () => resolveExited())
 
   const closeSocket = (code: number, reason: string) => {
     if (!socketOpen) return
@@ -110,6 +114,9 @@ export function startRelay(ctx: PluginContext, peer: Peer, o: RelayOptions): Rel
     }
   }
 
+  // Past the descriptor limit the child has no pipes; the 'error' listener closes the socket.
+  if (!child.stdout || !child.stdin || !child.stderr) return { pid: undefined, exited, end: () => void (socketOpen = false), input: () => {} }
+
   const lines = createInterface({ input: child.stdout, crlfDelay: Infinity })
   lines.on('line', (line) => {
     const msg = parseCliLine(line)
@@ -126,10 +133,6 @@ export function startRelay(ctx: PluginContext, peer: Peer, o: RelayOptions): Rel
   })
   child.stdin.on('error', () => {})
 
-  child.once('error', (err) => {
-    childAlive = false
-    closeSocket(1011, `herdr CLI failed to start: ${(err as NodeJS.ErrnoException).code ?? err.message}`)
-  })
   child.once('close', (code) => {
     childAlive = false
     if (drainTimer) clearInterval(drainTimer)

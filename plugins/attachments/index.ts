@@ -60,7 +60,7 @@ function route(kind: Kind): RouteDef {
 
       let got
       try {
-        got = await receiveToFile(request.body, dir, kind.cap)
+        got = await receiveToFile(request.body, dir, kind.cap, ctx.limits.body_idle_ms)
       } catch (err) {
         if (err instanceof OverCap) return tooLarge()
         throw err

@@ -6,6 +6,7 @@ import { open, unlink } from 'node:fs/promises'
 import { createHash, randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { HEAD_BYTES } from './sniff.ts'
+import { bodyChunks } from '../../core/limits.ts'
 
 export interface Received {
   tempPath: string
@@ -21,7 +22,7 @@ export function tempName(): string {
 }
 
 /** Resolves with the written temp file; on any failure the temp file is gone. */
-export async function receiveToFile(body: ReadableStream<Uint8Array> | null, dir: string, cap: number): Promise<Received> {
+export async function receiveToFile(body: ReadableStream<Uint8Array> | null, dir: string, cap: number, idleMs: number): Promise<Received> {
   const tempPath = join(dir, tempName())
   const fh = await open(tempPath, 'wx', 0o600)
   const hash = createHash('sha256')
@@ -29,14 +30,10 @@ export async function receiveToFile(body: ReadableStream<Uint8Array> | null, dir
   let headLen = 0
   let bytes = 0
   let ok = false
-  const reader = body?.getReader()
   try {
-    while (reader) {
-      const { done, value } = await reader.read()
-      if (done) break
-      if (!value?.length) continue
+    for await (const value of bodyChunks(body, { idleMs, max: cap, tooLarge: () => new OverCap() })) {
+      if (!value.length) continue
       bytes += value.length
-      if (bytes > cap) throw new OverCap()
       hash.update(value)
       if (headLen < HEAD_BYTES) {
         headParts.push(Buffer.from(value.subarray(0, HEAD_BYTES - headLen)))
@@ -46,7 +43,6 @@ export async function receiveToFile(body: ReadableStream<Uint8Array> | null, dir
     }
     ok = true
   } finally {
-    reader?.releaseLock()
     await fh.close()
     if (!ok) await unlink(tempPath).catch(() => {})
   }

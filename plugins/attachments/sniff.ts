@@ -3,6 +3,8 @@
  * docx/pptx by the zip's central directory (entry names only: nothing is ever inflated, so a
  * zip bomb costs one directory read). A refusal says what was found.
  */
+import { open } from 'node:fs/promises'
+import { PassThrough, type Readable } from 'node:stream'
 import { filetypeinfo } from 'magic-bytes.js'
 
 export interface Accepted {
@@ -56,16 +58,58 @@ export async function sniffDocument(head: Uint8Array, path: string): Promise<Ver
 
 export type ZipKind = 'docx' | 'pptx' | 'xlsx' | 'zip' | 'broken'
 
-/** Office Open XML by its parts: `[Content_Types].xml` plus `word/`, `ppt/` or `xl/`. */
+/** A zip whose directory takes longer than this to read is called damaged. */
+const ZIP_READ_MS = 10_000
+
+/**
+ * Office Open XML by its parts: `[Content_Types].xml` plus `word/`, `ppt/` or `xl/`.
+ *
+ * The archive is read through one file handle opened here, and every stream the reader asks
+ * for has its errors handled and is destroyed before this returns: unzipper's own file source
+ * opens the path again for each read, and a read it started just before rejecting (a zip64
+ * record announcing 2^33 entries) would open the file after the caller removed it, an ENOENT
+ * with no listener that ended the daemon.
+ */
 export async function classifyZip(path: string): Promise<ZipKind> {
+  const fh = await open(path, 'r')
+  const streams = new Set<Readable>()
+  let finished = false
+  let sourceFailed: (err: unknown) => void = () => {}
+  const failed = new Promise<never>((_, reject) => (sourceFailed = reject))
+  failed.catch(() => {})
+  let timer: NodeJS.Timeout | undefined
+  const tooSlow = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('zip directory read timed out')), ZIP_READ_MS)))
+  tooSlow.catch(() => {})
   let names: string[]
   try {
     // Loaded on the first zip upload only: unzipper and its dependencies cost memory at rest.
     const { default: unzipper } = await import('unzipper')
-    const dir = await unzipper.Open.file(path)
+    const size = (await fh.stat()).size
+    const source = {
+      size: async () => size,
+      stream(start: number, length?: number): Readable {
+        // Past the end of the read, or an offset no file has: an empty stream, never a throw.
+        if (finished || !Number.isSafeInteger(start) || start < 0 || start > size) {
+          const empty = new PassThrough()
+          empty.end()
+          return empty
+        }
+        const s = fh.createReadStream({ start, end: length ? Math.min(size, start + length) : undefined, autoClose: false })
+        streams.add(s)
+        s.on('error', sourceFailed)
+        s.on('close', () => streams.delete(s))
+        return s
+      },
+    }
+    const dir = await Promise.race([unzipper.Open.custom(source), failed, tooSlow])
     names = dir.files.map((f) => f.path)
   } catch {
     return 'broken'
+  } finally {
+    finished = true
+    clearTimeout(timer)
+    for (const s of streams) s.destroy()
+    await fh.close()
   }
   if (!names.includes('[Content_Types].xml')) return 'zip'
   if (names.some((n) => n.startsWith('word/'))) return 'docx'

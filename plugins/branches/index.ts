@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
+import { noControl } from '../../core/strings.ts'
 import { HerdrError } from '../../core/herdr/index.ts'
 import { branchInfo, type WorktreeListResult } from './info.ts'
 import { deleteBranch } from './delete.ts'
@@ -66,8 +67,8 @@ export default defineBridgePlugin({
         remote_deleted: v.literal(false),
       }),
       body: v.object({
-        repo_root: v.pipe(v.string(), v.nonEmpty()),
-        branch: v.pipe(v.string(), v.nonEmpty()),
+        repo_root: v.pipe(v.string(), v.nonEmpty(), noControl('repo_root')),
+        branch: v.pipe(v.string(), v.nonEmpty(), noControl('branch')),
         force: v.optional(v.boolean(), false),
       }),
       invalid: 'want {repo_root: string, branch: string, force?: bool}',

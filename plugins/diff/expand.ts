@@ -1,8 +1,8 @@
 /**
  * GET /diff/expand: a slice of a working-tree file, confined to the pane's tree.
  */
-import { open, realpath, lstat } from 'node:fs/promises'
-import { constants } from 'node:fs'
+import { realpath } from 'node:fs/promises'
+import { openConfined, OutsideTree } from '../../lib/open-confined.ts'
 import { isAbsolute, join, relative, sep } from 'node:path'
 import { HttpError } from '../../core/respond.ts'
 import { decodeText } from '../../lib/git/untracked.ts'
@@ -68,10 +68,20 @@ export async function confine(tree: string, path: string): Promise<string> {
 
 export async function readSlice(tree: string, path: string, start: number, count: number): Promise<ExpandSlice> {
   const file = await confine(tree, path)
-  const st = await lstat(file).catch(() => null)
-  if (!st || !st.isFile()) throw new HttpError(404, `no such file: ${path}`)
-  if (st.size > EXPAND_MAX_BYTES) throw new HttpError(415, `not a text file: ${path}`)
-  const fh = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+  const base = await realpath(tree)
+  const opened = await openConfined(file, base).catch((err) => {
+    if (err instanceof OutsideTree) throw new HttpError(400, `bad path: ${path} escapes the pane's tree`)
+    throw new HttpError(404, `no such file: ${path}`)
+  })
+  const { fh, st } = opened
+  if (!st.isFile()) {
+    await fh.close()
+    throw new HttpError(404, `no such file: ${path}`)
+  }
+  if (st.size > EXPAND_MAX_BYTES) {
+    await fh.close()
+    throw new HttpError(415, `not a text file: ${path}`)
+  }
   let buf: Buffer
   try {
     // Read at most the cap + 1 even if the file grew since the stat.

@@ -2,6 +2,7 @@ import * as v from 'valibot'
 import { getRequestIP } from 'h3'
 import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
 import { fail } from '../../core/respond.ts'
+import { logSafe, noControl } from '../../core/strings.ts'
 import { API_VERSION } from '../../core/version.ts'
 import { createCodeBook, createFailureLimiter } from './codes.ts'
 
@@ -37,22 +38,22 @@ export default defineBridgePlugin({
       response: v.object({ id: v.string(), bearer: v.string(), name: v.string(), server_id: v.string(), server_name: v.string() }),
       body: v.object({
         code: v.pipe(v.string('code: want a string'), v.nonEmpty('code: want the 8-hex pairing code')),
-        device_name: v.nullish(v.string('device_name: want a string')),
+        device_name: v.nullish(v.pipe(v.string('device_name: want a string'), noControl('device_name'))),
         push_token: v.nullish(v.string('push_token: want a string')),
         // The reference mobile client sends the push token under this name.
         fcm_token: v.nullish(v.string('fcm_token: want a string')),
       }),
       async handler({ event, body, ctx, state: { limiter, codes } }) {
         const ip = getRequestIP(event) ?? 'unknown'
-        const wait = limiter.retryAfter(ip)
-        if (wait) fail(429, `too many failed pairing attempts; retry in ${wait} s`, { 'retry-after': String(wait) })
+        const held = limiter.check(ip)
+        if (held) fail(429, `too many failed pairing attempts${held.global ? ' on this bridge' : ''}; retry in ${held.wait} s`, { 'retry-after': String(held.wait) })
         if (!codes.redeem(body.code)) {
           limiter.fail(ip)
-          ctx.log.info(`pairing refused for ${ip}: invalid, expired or used code`)
+          ctx.log.info(`pairing refused for ${logSafe(ip, 64)}: invalid, expired or used code`)
           fail(403, 'invalid or expired pairing code')
         }
         const device = await ctx.devices.add({ name: body.device_name ?? undefined, push_token: body.push_token || body.fcm_token || '' }).catch(storageFailure)
-        ctx.log.info(`paired device ${device.id} (${device.name})`)
+        ctx.log.info(`paired device ${device.id} (${logSafe(device.name)})`)
         ctx.bus.publish('bridge', 'device_paired', { id: device.id, name: device.name })
         return { id: device.id, bearer: device.bearer, name: device.name, server_id: ctx.config.server_id, server_name: ctx.config.server_name }
       },
@@ -104,7 +105,7 @@ export default defineBridgePlugin({
         ctx.sockets.closeDevice(d.id)
         // Channels that keep per-device state (web push subscriptions, mutes) drop it on this.
         ctx.bus.publish('bridge', 'device_revoked', { id: d.id, name: d.name })
-        ctx.log.info(`revoked device ${d.id} (${d.name})`)
+        ctx.log.info(`revoked device ${d.id} (${logSafe(d.name)})`)
         return { revoked: true, id: d.id, name: d.name }
       },
     }),

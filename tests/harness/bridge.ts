@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync, mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { createConsola } from 'consola'
+import { createConsola, type ConsolaInstance } from 'consola'
 import { loadConfig } from '../../core/config.ts'
 import { createBridge, type Bridge } from '../../core/server.ts'
 import type { BridgeUserConfig } from '../../core/config.ts'
+import type { ServerLimits } from '../../core/limits.ts'
 import userConfig from '../../bridge.config.ts'
 
 export const REPO_ROOT = resolve(import.meta.dirname, '../..')
@@ -34,6 +35,10 @@ export interface StartBridgeOptions {
   /** Extra keys written to config.json before start. */
   configFile?: Record<string, unknown>
   dataDir?: string
+  /** Deadlines and connection caps, lowered by tests that exercise them. */
+  limits?: Partial<ServerLimits>
+  /** The bridge's logger (tests that read log lines pass one with a reporter). */
+  log?: ConsolaInstance
 }
 
 /** Starts the real bridge in this process on a loopback port, with its own data dir. */
@@ -57,8 +62,8 @@ export async function startBridge(opts: StartBridgeOptions = {}): Promise<TestBr
   }
   const config = loadConfig({ dir: dataDir, env })
   config.transport.addr = '127.0.0.1:0'
-  const log = createConsola({ level: Number(process.env.BRIDGE_TEST_LOG ?? 1) }).withTag('bridge')
-  const bridge = await createBridge({ config, user: opts.user ?? userConfig, log, now: opts.now, env })
+  const log = opts.log ?? createConsola({ level: Number(process.env.BRIDGE_TEST_LOG ?? 1) }).withTag('bridge')
+  const bridge = await createBridge({ config, user: opts.user ?? userConfig, log, now: opts.now, env, limits: opts.limits })
   const { url } = await bridge.listen()
   const request: TestBridge['request'] = (path, init = {}) => {
     const { token, json, ...rest } = init

@@ -1,0 +1,60 @@
+/**
+ * The Host header check. A page on another site can make a browser send requests to the bridge
+ * by pointing its own name at the bridge's address (DNS rebinding); such requests carry that
+ * site's name as Host. Allowed: IP literals, `localhost`, this machine's host name, the listen
+ * address, the host of `transport.public_url`, and `transport.allowed_hosts` /
+ * BRIDGE_ALLOWED_HOSTS (exact names, or `*.example.com` for any subdomain). A request without a
+ * Host header (HTTP/1.0) is let through: browsers always send one.
+ */
+import { isIP } from 'node:net'
+import { hostname } from 'node:os'
+import type { BridgeConfig } from './config.ts'
+import { errorLine } from './respond.ts'
+
+/** The host part of a Host header, lower case, without port or IPv6 brackets. */
+export function hostOf(header: string): string {
+  const h = header.trim().toLowerCase()
+  if (h.startsWith('[')) return h.slice(1, h.indexOf(']') > 0 ? h.indexOf(']') : undefined)
+  const colon = h.lastIndexOf(':')
+  return (colon >= 0 && h.indexOf(':') === colon ? h.slice(0, colon) : h).replace(/\.$/, '')
+}
+
+export function createHostCheck(config: BridgeConfig) {
+  const names = new Set<string>(['localhost'])
+  const suffixes: string[] = []
+  const add = (raw: string) => {
+    const n = raw.trim().toLowerCase().replace(/\.$/, '')
+    if (!n) return
+    if (n.startsWith('*.')) suffixes.push(n.slice(1))
+    else names.add(hostOf(n))
+  }
+  const machine = hostname()
+  if (machine) {
+    add(machine)
+    add(`${machine}.local`)
+  }
+  add(config.transport.addr.replace(/:\d+$/, ''))
+  if (config.transport.public_url) {
+    try {
+      add(new URL(config.transport.public_url).hostname)
+    } catch {
+      // not a URL: nothing to add
+    }
+  }
+  for (const h of config.transport.allowed_hosts) add(h)
+  return {
+    allows(header: string | null | undefined): boolean {
+      if (header === null || header === undefined) return true
+      const h = hostOf(header)
+      if (isIP(h) || names.has(h) || h.endsWith('.localhost')) return true
+      return suffixes.some((s) => h.endsWith(s) && h.length > s.length)
+    },
+    /** The one-line refusal (421: this server is not the one that name is meant for). */
+    refusal(header: string): string {
+      const h = JSON.stringify(hostOf(header)).slice(1, -1)
+      return errorLine(`host ${h} is not served here; add it to transport.allowed_hosts or BRIDGE_ALLOWED_HOSTS`)
+    },
+  }
+}
+
+export type HostCheck = ReturnType<typeof createHostCheck>

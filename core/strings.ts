@@ -1,0 +1,28 @@
+/**
+ * Client strings on their way to a process argument, a file name or a log line. NUL cannot be
+ * passed to a process at all, and other control characters forge log lines or terminal output,
+ * so they are refused at the door (400) wherever a string can reach one of those.
+ */
+import * as v from 'valibot'
+
+/** C0 controls and DEL. */
+const CONTROL = /[\u0000-\u001f\u007f]/
+
+export function hasControl(s: string): boolean {
+  return CONTROL.test(s)
+}
+
+/** A valibot check for string fields that reach argv, file names or logs. */
+export const noControl = (field: string) => v.check((s: string) => !CONTROL.test(s), `${field}: control characters are not allowed`)
+
+/** The first query parameter holding a control character, as a one-line refusal; null when none. */
+export function controlInQuery(params: URLSearchParams): string | null {
+  for (const [k, val] of params) if (CONTROL.test(val) || CONTROL.test(k)) return `${logSafe(k, 40)}: control characters are not allowed`
+  return null
+}
+
+/** A client string as it may appear in a log line: escaped like JSON, cut at `max`. */
+export function logSafe(s: string, max = 200): string {
+  const e = JSON.stringify(s).slice(1, -1)
+  return e.length > max ? e.slice(0, max - 1) + '…' : e
+}
