@@ -1,4 +1,4 @@
-import { request, type Dispatcher } from 'undici'
+import type { Dispatcher } from 'undici'
 
 /**
  * One POST with a per-try timeout and bounded retries, for the HTTP channels (Web Push, ntfy,
@@ -24,6 +24,8 @@ const MAX_RETRY_AFTER_MS = 10_000
 export async function postWithRetry(url: string, opts: PostOptions): Promise<PostResult> {
   const backoff = opts.backoffMs ?? DEFAULT_BACKOFF_MS
   const timeoutMs = opts.timeoutMs ?? 5000
+  // undici loads at the first alert, not at start-up (it is several MiB of idle memory).
+  const { request } = await import('undici')
   let last: PostResult = { ok: false, error: 'not sent', tries: 0 }
   for (let attempt = 0; attempt <= backoff.length; attempt++) {
     if (attempt > 0) {
