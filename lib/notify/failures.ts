@@ -5,20 +5,21 @@ import type { ConsolaInstance } from 'consola'
  * debug lines until the target works again, which is logged once too.
  */
 export interface FailureLog {
-  failed(target: string, message: string): void
-  ok(target: string): void
+  /** `target` identifies it (may hold secrets, never logged); `label` is what the log shows. */
+  failed(target: string, message: string, label?: string): void
+  ok(target: string, label?: string): void
 }
 
 export function createFailureLog(log: ConsolaInstance, channel: string): FailureLog {
   const failing = new Set<string>()
   return {
-    failed(target, message) {
-      if (failing.has(target)) return void log.debug(`${channel}: ${target}: ${message}`)
+    failed(target, message, label = target) {
+      if (failing.has(target)) return void log.debug(`${channel}: ${label}: ${message}`)
       failing.add(target)
-      log.warn(`${channel}: ${target}: ${message} (further failures of this target are not logged until it works again)`)
+      log.warn(`${channel}: ${label}: ${message} (further failures of this target are not logged until it works again)`)
     },
-    ok(target) {
-      if (failing.delete(target)) log.info(`${channel}: ${target} works again`)
+    ok(target, label = target) {
+      if (failing.delete(target)) log.info(`${channel}: ${label} works again`)
     },
   }
 }

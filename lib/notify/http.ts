@@ -22,6 +22,8 @@ export const DEFAULT_BACKOFF_MS = [500, 1500]
 const MAX_RETRY_AFTER_MS = 10_000
 
 export async function postWithRetry(url: string, opts: PostOptions): Promise<PostResult> {
+  // Loaded at the first alert, not at start: an idle bridge does not carry undici.
+  const { request } = await import('undici')
   const backoff = opts.backoffMs ?? DEFAULT_BACKOFF_MS
   const timeoutMs = opts.timeoutMs ?? 5000
   // undici loads at the first alert, not at start-up (it is several MiB of idle memory).

@@ -54,8 +54,8 @@ function createNtfyNotifier(ctx: PluginContext, options: NtfyOptions): Notifier 
       if (!enabled) return { sent: 0, total: 0, enabled: false, note: 'not configured: set BRIDGE_NTFY_URL (or notify.ntfy.url)' }
       const { headers, body } = ntfyRequest(ev, token, ctx.config.transport.public_url)
       const r = await postWithRetry(url, { headers, body, timeoutMs: 5000, backoffMs: options.backoffMs, dispatcher: options.dispatcher })
-      if (r.ok) failures.ok(target)
-      else failures.failed(target, r.error)
+      if (r.ok) failures.ok(url, target)
+      else failures.failed(url, r.error, target)
       return { sent: r.ok ? 1 : 0, total: 1, enabled: true, ...(r.ok ? {} : { note: r.error }) }
     },
   }

@@ -56,13 +56,13 @@ function createWebhookNotifier(ctx: PluginContext, options: WebhookOptions): Not
     if (!hooks.length) return { sent: 0, total: 0, enabled: false, note: 'not configured: set BRIDGE_WEBHOOK_URL (or notify.webhooks)' }
     const body = webhookBody(ev, event)
     const results = await Promise.all(
-      hooks.map(async (h) => {
+      hooks.map(async (h, i) => {
         const headers: Record<string, string> = { 'content-type': 'application/json', 'X-Bridge-Event': event, 'user-agent': 'herdr-bridge' }
         if (h.secret) headers['X-Bridge-Signature'] = signature(h.secret, body)
         const r = await postWithRetry(h.url, { headers, body, timeoutMs: 5000, backoffMs: options.backoffMs, dispatcher: options.dispatcher })
-        const target = redactUrl(h.url)
-        if (r.ok) failures.ok(target)
-        else failures.failed(target, r.error)
+        const label = `#${i + 1} ${redactUrl(h.url)}`
+        if (r.ok) failures.ok(h.url, label)
+        else failures.failed(h.url, r.error, label)
         return r
       }),
     )

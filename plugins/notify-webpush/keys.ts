@@ -1,8 +1,9 @@
+import { generateKeyPairSync } from 'node:crypto'
 import type { Storage } from 'unstorage'
 import { readJson, writeJson } from '../../storage/index.ts'
 
 /**
- * The bridge's VAPID key pair (RFC 8292), made by web-push on first start and kept in
+ * The bridge's VAPID key pair (RFC 8292), made on first start and kept in
  * `webpush-vapid.json` in the data dir (0600, written atomically). Browsers bind their push
  * subscriptions to the public key, so it is never replaced once made: a broken file is an error
  * naming it, not a new key that would silently orphan every subscription.
@@ -24,8 +25,18 @@ export async function loadOrCreateVapidKeys(storage: Storage): Promise<{ keys: V
     }
     return { keys: { publicKey: stored.public_key as string, privateKey: stored.private_key as string }, created: false }
   }
-  const webpush = (await import('web-push')).default
-  const made = webpush.generateVAPIDKeys()
+  const made = newKeyPair()
   await writeJson(storage, VAPID_FILE, { public_key: made.publicKey, private_key: made.privateKey, created_at: new Date().toISOString() })
   return { keys: made, created: true }
+}
+
+/**
+ * A P-256 pair in the encodings VAPID uses (the public key as an uncompressed point, the private
+ * scalar), both base64url. Made with node:crypto so web-push is loaded only when a message is sent.
+ */
+function newKeyPair(): VapidKeys {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
+  const jwk = privateKey.export({ format: 'jwk' })
+  const point = Buffer.concat([Buffer.from([4]), Buffer.from(jwk.x!, 'base64url'), Buffer.from(jwk.y!, 'base64url')])
+  return { publicKey: point.toString('base64url'), privateKey: jwk.d! }
 }

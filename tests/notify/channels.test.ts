@@ -163,4 +163,27 @@ describe('ntfy and webhooks from the environment', () => {
     expect(lines).toEqual(['fcm      not sent: not loaded: add the notify-fcm plugin to bridge.config.ts'])
     await expect(notifyTest({ dir: b.dataDir, channel: 'sms' })).rejects.toThrow('unknown channel "sms": want one of fcm, webpush, ntfy, webhook')
   })
+
+  it('logs a failing webhook once, not once per alert', async () => {
+    const lines: string[] = []
+    // Tagged loggers share the reporter objects: capture through it.
+    const reporter = b.bridge.ctx.log.options.reporters[0] as { log: (o: any, c: any) => void }
+    const original = reporter.log
+    reporter.log = (o: any) => void lines.push(`[${o.tag}] ${o.args.join(' ')}`)
+    try {
+      hooks.answer('/b', 404)
+      for (const pane of ['w4:p1', 'w4:p2', 'w4:p3']) {
+        status(pane, 'blocked')
+        await until(`push_sent ${pane}`, () => events.find((e) => e.type === 'push_sent' && e.payload.agent === pane))
+      }
+    } finally {
+      reporter.log = original
+      hooks.answer('/b', 200)
+    }
+    expect(lines.filter((l) => l.includes('webhook'))).toEqual([
+      `[bridge:notify-webhook] webhook: #2 ${hooks.url}/…: HTTP 404: status 404 (further failures of this target are not logged until it works again)`,
+    ])
+    // The secret-bearing path of a webhook URL never reaches the log.
+    expect(lines.join('\n')).not.toContain('/b')
+  })
 })

@@ -150,6 +150,23 @@ describe('push through the bus', () => {
     expect(fcm.requests.filter((r) => r.body.message.token === 'tok-flaky2').map((r) => r.body.message.data.render)).toEqual(['os', 'os', 'app'])
   })
 
+  it('skips a device that muted the pane, for that pane only', async () => {
+    const { b, events } = await start({ credentials: true })
+    const quiet = await device(b, 'quiet', 'tok-quiet')
+    await device(b, 'loud', 'tok-loud')
+    expect((await b.request('/notify/mute', { method: 'POST', token: quiet.bearer, json: { pane: 'w5:p1', until: new Date(Date.now() + 3_600_000).toISOString() } })).status).toBe(200)
+    const base = fcm.requests.length
+    status(b, 'w5:p1', 'blocked')
+    const sent = await waitForEvent(events, (e) => e.type === 'push_sent' && e.payload.agent === 'w5:p1')
+    expect(sent.payload).toMatchObject({ sent: 1, total: 1 })
+    status(b, 'w5:p2', 'blocked')
+    await waitForEvent(events, (e) => e.type === 'push_sent' && e.payload.agent === 'w5:p2')
+    await b.bridge.state(push)!.idle()
+    const got = fcm.requests.slice(base).map((r) => [r.body.message.token, r.body.message.data.agent])
+    expect(got.filter(([t]) => t === 'tok-quiet').map(([, a]) => a)).toEqual(['w5:p2', 'w5:p2'])
+    expect(got.filter(([t]) => t === 'tok-loud').map(([, a]) => a)).toEqual(['w5:p1', 'w5:p1', 'w5:p2', 'w5:p2'])
+  })
+
   it('POST /testpush sends a sample alert to every device', async () => {
     const { b } = await start({ credentials: true })
     const d = await device(b, 'phone', 'tok-test')
