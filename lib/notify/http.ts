@@ -26,8 +26,6 @@ export async function postWithRetry(url: string, opts: PostOptions): Promise<Pos
   const { request } = await import('undici')
   const backoff = opts.backoffMs ?? DEFAULT_BACKOFF_MS
   const timeoutMs = opts.timeoutMs ?? 5000
-  // undici loads at the first alert, not at start-up (it is several MiB of idle memory).
-  const { request } = await import('undici')
   let last: PostResult = { ok: false, error: 'not sent', tries: 0 }
   for (let attempt = 0; attempt <= backoff.length; attempt++) {
     if (attempt > 0) {
