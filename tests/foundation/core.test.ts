@@ -258,7 +258,9 @@ describe('health', () => {
     expect(await h.json()).toEqual({ ok: true })
     const r = await fetch(`${b.url}/readyz`)
     expect(r.status).toBe(503)
-    expect(await r.json()).toEqual({ ok: false, sessions: [] })
+    // The reason names the socket it tried, in one line, and what to do.
+    const body = await r.json()
+    expect(body).toEqual({ ok: false, sessions: [], reason: expect.stringMatching(/^cannot reach herdr at \/\S+herdr\.sock: ENOENT; start herdr on this machine \(or point the bridge at it\) and this clears by itself$/) })
   })
 })
 

@@ -27,7 +27,7 @@ let fresh: string
 
 const setStatus = (pane: string, state: string) => sim.request('sim.set_status', { pane_id: pane, state, agent: 'sim-agent' })
 
-const until = <T>(what: string, fn: () => T | Promise<T>, timeoutMs?: number) =>
+const until = <T>(what: string, fn: () => T | Promise<T>, timeoutMs = 45_000) =>
   waitUntil(fn, () => `${what}; bus saw ${events.map((e) => `${e.type}:${JSON.stringify(e.payload).slice(0, 80)}`).join(' | ')}`, timeoutMs)
 
 beforeAll(async () => {
@@ -52,6 +52,9 @@ beforeAll(async () => {
   })
   bridge.bridge.ctx.bus.subscribe({ deliver: (e) => void events.push(e) })
   await bridge.bridge.state(push)!.started
+  // The ingester must be subscribed before the first transition: a change made while it still
+  // connects is seeded as the starting state (no event), so no alert would ever follow.
+  await bridge.bridge.ingest!.settled()
   const d = await bridge.pair('phone')
   expect((await bridge.request('/register-token', { method: 'POST', token: d.bearer, json: { token: 'phone-token' } })).status).toBe(200)
 })
@@ -65,7 +68,8 @@ afterAll(async () => {
 
 const messages = () => fcm.requests.map((r) => r.body.message)
 
-describe('push from real agent transitions', () => {
+// Generous per-test deadlines: each step waits for its condition, and a loaded machine is slow.
+describe('push from real agent transitions', { timeout: 120_000 }, () => {
   it('alerts on a transition with the agent seq and title; a state held at start-up is not replayed', async () => {
     await setStatus(fresh, 'blocked')
     const sent = (await until('push_sent', () => events.find((e) => e.type === 'push_sent')))!
@@ -73,7 +77,7 @@ describe('push from real agent transitions', () => {
     const sid = bridge.bridge.ctx.config.server_id
     const name = bridge.bridge.ctx.config.server_name
     expect(sent.payload).toEqual({ agent: fresh, status: 'blocked', title: `${name} · Fix login bug`, seq: agent.state_change_seq, sent: 1, total: 1, server_id: sid })
-    await fcm.waitForRequests(2)
+    await fcm.waitForRequests(2, 45_000)
     const [os, app] = messages()
     expect(os.data).toEqual({
       type: 'alert',

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useReducer, useState } from 'preact/hooks'
+import { useEffect, useReducer, useState } from 'preact/hooks'
 import { html, toast, currentToasts, onToasts, errText } from './ui.ts'
 import { Api } from './lib/api.ts'
 import { loadBridges, saveBridges, upsertBridge, type SavedBridge } from './lib/bridges.ts'
@@ -10,6 +10,7 @@ import { InboxView } from './views/inbox.ts'
 import { AgentView } from './views/agent.ts'
 import { enablePush, enableWebPush, homeBridge, pushConfig, pushOn, pushSupported, syncPush, syncWebPush, webPushKey, type SyncResult } from './push.ts'
 import type { PushConfig } from './lib/push-state.ts'
+import { alertRoute } from './lib/alerts.ts'
 
 const feeds = new Map<string, FeedClient>()
 
@@ -92,7 +93,8 @@ export function App() {
 
   let body
   if (route.view === 'pair' || bridges.length === 0) {
-    body = html`<${PairView} initial=${route.view === 'pair' ? route : {}} hasBridges=${bridges.length > 0}
+    // Keyed by the link's code, so opening a pairing link fills the form even when it is already shown.
+    body = html`<${PairView} key=${route.view === 'pair' ? `${route.url ?? ''} ${route.code ?? ''}` : ''} initial=${route.view === 'pair' ? route : {}} hasBridges=${bridges.length > 0}
       onPaired=${(b: Omit<SavedBridge, 'key'>) => {
         update(upsertBridge(bridges, b))
         location.hash = '#/'
@@ -115,7 +117,7 @@ export function App() {
     <header class="top">
       <a class="brand" href="#/">herdr</a>
       <nav class="row" aria-label="App">
-        ${push && bridges.length ? html`<${PushButton} config=${push} bridges=${bridges} />` : vapid && bridges.length ? html`<${WebPushButton} vapid=${vapid} bridges=${bridges} />` : html`<${NotifyButton} />`}
+        ${bridges.length ? alertsControl(alertRoute({ pushConfig: push, webPushKey: vapid }), bridges) : ''}
         <a class="button ghost small" href="#/pair">Add bridge</a>
       </nav>
     </header>
@@ -190,11 +192,9 @@ function OpenFromNotification({ bridges, server, pane }: { bridges: SavedBridge[
   return html`<main class="pane"><p>This notification came from a bridge this browser is not paired with. <a href="#/">Back to the inbox</a></p></main>`
 }
 
-function NotifyButton() {
-  const supported = 'Notification' in window
-  const [perm, setPerm] = useState(supported ? Notification.permission : 'denied')
-  const label = useMemo(() => (perm === 'granted' ? 'Alerts on' : 'Enable alerts'), [perm])
-  if (!supported || perm === 'denied') return null
-  return html`<button class="ghost small" disabled=${perm === 'granted'} onClick=${async () => setPerm(await Notification.requestPermission())}
-    title="Show a system notification when an agent is blocked or done while this page is in the background">${label}</button>`
+/** The alerts control for the way alerts can be delivered; none when they cannot be. */
+function alertsControl(route: ReturnType<typeof alertRoute<PushConfig>>, bridges: SavedBridge[]) {
+  if (route?.via === 'fcm') return html`<${PushButton} config=${route.config} bridges=${bridges} />`
+  if (route?.via === 'webpush') return html`<${WebPushButton} vapid=${route.key} bridges=${bridges} />`
+  return ''
 }
