@@ -76,14 +76,15 @@ export async function run(): Promise<void> {
   const bridgeArgs = (port: number) => [join(dist, 'cli/main.js'), 'serve', '--addr', `127.0.0.1:${port}`]
   const cloneArgs = (port: number) => [join(root, 'cli/bin.mjs'), 'serve', '--addr', `127.0.0.1:${port}`]
 
-  const startOnce = async (args: (port: number) => string[]): Promise<{ ms: number; child: ChildProcess; port: number }> => {
+  const startOnce = async (args: (port: number) => string[]): Promise<{ ms: number; child: ChildProcess; port: number; output: () => string }> => {
     const port = await freePort()
     const t = performance.now()
     const child = spawn(process.execPath, args(port), { env, stdio: ['ignore', 'pipe', 'pipe'] })
-    child.stdout!.resume()
-    child.stderr!.resume()
+    let out = ''
+    child.stdout!.on('data', (d) => (out += d))
+    child.stderr!.on('data', (d) => (out += d))
     await firstHealthz(port, child)
-    return { ms: performance.now() - t, child, port }
+    return { ms: performance.now() - t, child, port, output: () => out }
   }
   const startup = async (args: (port: number) => string[]) => {
     const times: number[] = []
@@ -110,12 +111,9 @@ export async function run(): Promise<void> {
     const b = await startOnce(bridgeArgs)
     await sim.request('ping', {})
     // Idle means connected to herdr and quiet: wait for the session, then the idle period.
-    let out = ''
-    b.child.stdout!.on('data', (d) => (out += d))
-    b.child.stderr!.on('data', (d) => (out += d))
-    const until = Date.now() + 30_000
-    while (!out.includes('herdr session default found') && Date.now() < until) await new Promise((r) => setTimeout(r, 50))
-    if (!out.includes('herdr session default found')) throw new Error('the bridge never found the herdr session')
+    const until = Date.now() + 60_000
+    while (!b.output().includes('herdr session default found') && Date.now() < until) await new Promise((r) => setTimeout(r, 50))
+    if (!b.output().includes('herdr session default found')) throw new Error(`the bridge never found the herdr session:\n${b.output()}`)
     await new Promise((r) => setTimeout(r, IDLE_MS))
     const floorRss = rssMiB(f.child.pid!)
     const bridgeRss = rssMiB(b.child.pid!)
