@@ -1,8 +1,7 @@
 /** Where claude keeps a session's transcript (reference-facts §5.1). Never guesses another session's file. */
 import { readdir, stat, open } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { AgentInfo } from '../../../core/herdr/index.ts'
-import { isFile, SAFE_NAME, sessionValue, type LocateInput, type Location } from '../../../lib/transcript/locate.ts'
+import { type AgentInfo, isFile, SAFE_NAME, sessionValue, type LocateInput, type Location } from '../../../lib/kit.ts'
 
 export const projectsDir = (home: string) => join(home, '.claude', 'projects')
 

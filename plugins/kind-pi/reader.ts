@@ -5,9 +5,7 @@
  */
 import { readdir } from 'node:fs/promises'
 import { join, resolve, sep } from 'node:path'
-import type { AgentInfo } from '../../../core/herdr/index.ts'
-import { lastTimestamp } from '../../../lib/transcript/activity.ts'
-import { isFile, SAFE_NAME, sessionValue, type Location, type TranscriptReader } from '../../../lib/transcript/locate.ts'
+import { type AgentInfo, lastTimestamp, isFile, SAFE_NAME, sessionValue, type Location, type TranscriptReader } from '../../lib/kit.ts'
 import { normalizePiLine } from './normalize.ts'
 
 export const piSessionsDir = (home: string) => join(home, '.pi', 'agent', 'sessions')
@@ -50,7 +48,7 @@ async function locatePi(agent: AgentInfo, home: string): Promise<Location> {
 export const piTranscript: TranscriptReader = {
   locate: ({ agent, home }) => locatePi(agent, home),
   normalize: normalizePiLine,
-  async lastActivity(agent, home) {
+  async lastActivity(agent, { home }) {
     const l = await locatePi(agent, home)
     return l.ok ? lastTimestamp(l.located.path) : undefined
   },

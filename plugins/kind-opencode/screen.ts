@@ -1,12 +1,9 @@
 /**
  * opencode: blocks drawn behind a heavy `┃` gutter; a question panel is the last gutter run
  * holding numbered options. Its question tool is also served by opencode's own service
- * (../opencode-service.ts), which the card prefers over the screen.
+ * (question-service.ts), which the card prefers over the screen.
  */
-import { defineAgentKind } from '../../../core/agent-kinds.ts'
-import type { CardOption, ScreenParse, Summary, SummaryInput } from '../../../lib/card.ts'
-import { cleanText, isBlank, isChrome, isRule, isBoxOnly, numberedOption, readableLines, screenLines, toOption, truncate, countsUp } from '../../../lib/text.ts'
-import { opencodeQuestionService } from '../opencode-service.ts'
+import { type CardOption, type ScreenCapability, type ScreenParse, type Summary, type SummaryInput, cleanText, isBlank, isChrome, isRule, isBoxOnly, numberedOption, readableLines, screenLines, toOption, truncate, countsUp } from '../../lib/kit.ts'
 
 const GUTTER = /^\s*┃/
 const FOOTER = /↑↓|enter submit|esc dismiss|esc cancel/i
@@ -78,10 +75,4 @@ export function summarizeOpencode(input: SummaryInput): Summary {
   return { headline: truncate(title) || `Agent ${input.status}`, detail: title, transcript }
 }
 
-export default defineAgentKind({
-  kind: 'opencode',
-  confirmKey: 'enter',
-  parseScreen: parseOpencodeScreen,
-  summarize: summarizeOpencode,
-  questionService: opencodeQuestionService,
-})
+export const opencodeScreen: ScreenCapability = { confirmKey: 'enter', parse: parseOpencodeScreen, summarize: summarizeOpencode }

@@ -1,14 +1,8 @@
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { parseFrontmatter, readHead } from './frontmatter.ts'
+import { parseFrontmatter, readHead, type SlashCommand } from '../../lib/kit.ts'
 
-export interface Command {
-  name: string
-  description: string
-  argument_hint?: string
-  source: 'command' | 'skill' | 'builtin'
-  scope?: 'user' | 'project'
-}
+export type Command = SlashCommand
 
 /** Most entries returned; the walk below `commands/` goes at most this many directories deep. */
 export const MAX_COMMANDS = 500

@@ -4,8 +4,7 @@
  * tool-use id. Scanned incrementally per parent file; only complete lines; reset on shrink.
  */
 import { open } from 'node:fs/promises'
-import { scanLines } from '../../../lib/transcript/lines.ts'
-import { isObj } from '../../../lib/transcript/entry.ts'
+import { scanLines, isObj } from '../../../lib/kit.ts'
 
 export interface DoneState {
   /** Last status each agent id was given by a notification, in file order. */

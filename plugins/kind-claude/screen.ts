@@ -2,8 +2,7 @@
  * claude: permission prompts and question panels (numbered options, `❯` marks the default),
  * `⏺` message blocks for the summary, and the permission-mode line.
  */
-import { defineAgentKind } from '../../../core/agent-kinds.ts'
-import type { CardOption, ScreenParse, Summary, SummaryInput } from '../../../lib/card.ts'
+import type { CardOption, ScreenCapability, ScreenParse, Summary, SummaryInput } from '../../lib/kit.ts'
 import {
   cleanText,
   isBlank,
@@ -18,7 +17,7 @@ import {
   toOption,
   truncate,
   unbox,
-} from '../../../lib/text.ts'
+} from '../../lib/kit.ts'
 
 const lines = (text: string) => screenLines(text).map((l) => unbox(l))
 
@@ -193,15 +192,18 @@ export function claudePermissionMode(screen: string): string | undefined {
   return undefined
 }
 
-export default defineAgentKind({
-  kind: 'claude',
+export const claudeScreen: ScreenCapability = {
   confirmKey: 'enter',
-  parseScreen: parseClaudeScreen,
+  parse: parseClaudeScreen,
   summarize: summarizeClaude,
-  permissionMode: claudePermissionMode,
-  // Back-tab as raw bytes: herdr's `shift+tab` key name does not reach claude as a mode switch.
-  modeCycleInput: '\x1b[Z',
-})
+  modes: {
+    read: claudePermissionMode,
+    // Back-tab as raw bytes: herdr's `shift+tab` key name does not reach claude as a mode switch.
+    cycleInput: '\x1b[Z',
+    // The ring of a default start; `bypassPermissions` and `auto` join it only when enabled.
+    known: ['default', 'acceptEdits', 'plan'],
+  },
+}
 
 function findLastIndex<T>(a: T[], p: (x: T) => boolean): number {
   for (let i = a.length - 1; i >= 0; i--) if (p(a[i])) return i

@@ -2,9 +2,7 @@
  * hermes: box-drawn panels with a title in the top border. The blocker is the last panel titled
  * "needs your input"; the summary is the last panel titled "hermes" (not its reasoning panel).
  */
-import { defineAgentKind } from '../../../core/agent-kinds.ts'
-import type { CardOption, ScreenParse, Summary, SummaryInput } from '../../../lib/card.ts'
-import { cleanText, isBlank, isBoxOnly, isChrome, isQuestionShaped, isRule, numberedOption, readableLines, screenLines, toOption, truncate, countsUp } from '../../../lib/text.ts'
+import { type CardOption, type ScreenCapability, type ScreenParse, type Summary, type SummaryInput, cleanText, isBlank, isBoxOnly, isChrome, isQuestionShaped, isRule, numberedOption, readableLines, screenLines, toOption, truncate, countsUp } from '../../lib/kit.ts'
 
 interface Panel {
   title: string
@@ -78,4 +76,4 @@ export function summarizeHermes(input: SummaryInput): Summary {
   return { headline: truncate(title) || `Agent ${input.status}`, detail: title, transcript }
 }
 
-export default defineAgentKind({ kind: 'hermes', confirmKey: 'enter', parseScreen: parseHermesScreen, summarize: summarizeHermes })
+export const hermesScreen: ScreenCapability = { confirmKey: 'enter', parse: parseHermesScreen, summarize: summarizeHermes }

@@ -5,10 +5,7 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { RosterRow } from '../../../lib/transcript/entry.ts'
-import { isObj } from '../../../lib/transcript/entry.ts'
-import { SAFE_NAME, type Located } from '../../../lib/transcript/locate.ts'
-import { lastTimestamp } from '../../../lib/transcript/activity.ts'
+import { type RosterRow, isObj, SAFE_NAME, type Located, lastTimestamp } from '../../../lib/kit.ts'
 import { isDone, scanDone } from './done-scan.ts'
 
 const META_MAX = 64 << 10

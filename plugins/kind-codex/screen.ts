@@ -2,10 +2,7 @@
  * codex: its approval prompt (a question, the command, numbered choices with `›` on the
  * default). The rest of the card is the generic screen fallback.
  */
-import { defineAgentKind } from '../../../core/agent-kinds.ts'
-import type { CardOption, ScreenParse } from '../../../lib/card.ts'
-import { cleanText, isBlank, isBoxOnly, isChrome, isQuestionShaped, isRule, numberedOption, screenLines, toOption, truncate, unbox, countsUp } from '../../../lib/text.ts'
-import { summarizeGeneric } from './generic.ts'
+import { type CardOption, type ScreenCapability, type ScreenParse, summarizeGeneric, cleanText, isBlank, isBoxOnly, isChrome, isQuestionShaped, isRule, numberedOption, screenLines, toOption, truncate, unbox, countsUp } from '../../lib/kit.ts'
 
 const MARKERS = /^[›❯>]\s*/
 const HINT = /press enter|esc to cancel|to confirm/i
@@ -44,14 +41,13 @@ export function parseCodexScreen(screen: string): ScreenParse | null {
   return { question: qi >= 0 ? cleanText(ls[qi]) : '', options, context: context.join('\n') }
 }
 
-export default defineAgentKind({
-  kind: 'codex',
+export const codexScreen: ScreenCapability = {
   confirmKey: 'enter',
-  parseScreen: parseCodexScreen,
+  parse: parseCodexScreen,
   summarize: (input) => {
     const base = summarizeGeneric(input)
     const b = input.blocked
     if (b?.question) return { ...base, headline: truncate(b.question), detail: b.context || b.question }
     return base
   },
-})
+}

@@ -1,8 +1,5 @@
 /** The claude transcript reader: locate, normalize, roster, activity dating. */
-import type { AgentInfo } from '../../../core/herdr/index.ts'
-import { lastTimestamp } from '../../../lib/transcript/activity.ts'
-import { summarizeTail } from '../../../lib/transcript/summary.ts'
-import { SAFE_NAME, sessionValue, type Located, type TranscriptReader } from '../../../lib/transcript/locate.ts'
+import { type AgentInfo, lastTimestamp, summarizeTail, SAFE_NAME, sessionValue, type Located, type TranscriptReader } from '../../../lib/kit.ts'
 import { countClaudeLine, normalizeClaudeLine } from './normalize.ts'
 import { findSessionFile, locateClaude } from './locate.ts'
 import { claudeRoster, subagentPath } from './roster.ts'
@@ -22,15 +19,15 @@ export const claudeTranscript: TranscriptReader = {
   count: countClaudeLine,
   roster: claudeRoster,
   subagentPath,
-  async lastActivity(agent, home) {
+  async lastActivity(agent, { home }) {
     const s = await knownSession(agent, home)
     return s ? lastTimestamp(s.path) : undefined
   },
-  async summary(agent, home) {
+  async summary(agent, { home }) {
     const s = await knownSession(agent, home)
     return s ? summarizeTail(s.path, normalizeClaudeLine) : undefined
   },
-  async subagentCounts(agent, home) {
+  async subagentCounts(agent, { home }) {
     const s = await knownSession(agent, home)
     if (!s) return undefined
     const rows = await claudeRoster(s)

@@ -6,8 +6,7 @@
 import { readFile, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import type { PluginContext } from '../../core/plugin.ts'
-import type { AgentInfo } from '../../core/herdr/index.ts'
-import type { CardOption, PendingQuestion, QuestionAnswer, QuestionService } from '../../lib/card.ts'
+import type { AgentInfo, CardOption, PendingQuestion, QuestionAnswer, QuestionService } from '../../lib/kit.ts'
 
 export const SERVICE_TIMEOUT_MS = 10_000
 const MAX_REGISTRATION = 64 * 1024
