@@ -7,7 +7,8 @@
 import { defineBridgePlugin } from '../../core/plugin.ts'
 import { defineAgentKind } from '../../lib/kit.ts'
 import { codexScreen } from './screen.ts'
+import { codexTranscript } from './transcript/reader.ts'
 
-export const codex = defineAgentKind({ kind: 'codex', screen: codexScreen })
+export const codex = defineAgentKind({ kind: 'codex', screen: codexScreen, transcript: codexTranscript })
 
 export default defineBridgePlugin({ name: 'kind-codex', agentKinds: [codex] })
