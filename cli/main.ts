@@ -11,9 +11,10 @@ const serveCmd = defineCommand({
   args: {
     ...dirArg,
     addr: { type: 'string', description: 'Listen address host:port (default 127.0.0.1:8787)' },
+    config: { type: 'string', description: 'Plugin config file, .ts or .js (default $BRIDGE_CONFIG, else <data dir>/bridge.config.ts when present)' },
   },
   // Loaded on demand: the other commands are thin clients and need none of the plugins.
-  run: async ({ args }) => (await import('./serve.ts')).serve({ dir: args.dir, addr: args.addr }),
+  run: async ({ args }) => (await import('./serve.ts')).serve({ dir: args.dir, addr: args.addr, config: args.config }),
 })
 
 const pairCmd = defineCommand({

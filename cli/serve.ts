@@ -1,12 +1,13 @@
 import { consola } from 'consola'
-import { loadConfig } from '../core/config.ts'
+import { loadConfig, resolveDataDir } from '../core/config.ts'
 import { createBridge } from '../core/server.ts'
-import userConfig from '../bridge.config.ts'
+import { loadUserConfig } from './user-config.ts'
 
-export async function serve(opts: { dir?: string; addr?: string }): Promise<void> {
+export async function serve(opts: { dir?: string; addr?: string; config?: string }): Promise<void> {
   // consola lowers its level under CI/test env vars; a daemon's log level is ours to set.
   consola.level = process.env.BRIDGE_LOG_LEVEL ? Number(process.env.BRIDGE_LOG_LEVEL) : 3
   const log = consola.withTag('bridge')
+  const { config: userConfig, file } = await loadUserConfig({ flag: opts.config, env: process.env, dataDir: resolveDataDir(opts.dir) })
   const config = loadConfig({ dir: opts.dir, defaults: userConfig.defaults })
   if (opts.addr) config.transport.addr = opts.addr
   if (config.transport.mode === 'relay') {
@@ -17,6 +18,7 @@ export async function serve(opts: { dir?: string; addr?: string }): Promise<void
   const bridge = await createBridge({ config, user: userConfig, log })
   const { url } = await bridge.listen()
   bridge.ctx.services.set('listen.url', url)
+  log.info(`plugins from ${file ?? 'the built-in list'}: ${userConfig.plugins.map((e) => (Array.isArray(e) ? e[0] : e).name).join(', ')}`)
   log.info(`listening on ${url}`)
   log.info(`data dir ${config.data_dir}; pair a device with \`npx bridge pair\``)
   let closing = false
