@@ -9,6 +9,7 @@ import events from './plugins/events/index.ts'
 import timeline from './plugins/timeline/index.ts'
 import push from './plugins/push/index.ts'
 import agentState from './plugins/agent-state/index.ts'
+import agentKinds from './plugins/agent-kinds/index.ts'
 import transcript from './plugins/transcript/index.ts'
 import diff from './plugins/diff/index.ts'
 import branches from './plugins/branches/index.ts'
@@ -47,6 +48,7 @@ export const defaultPlugins: PluginEntry[] = [
   timeline,
   push,
   agentState,
+  agentKinds,
   transcript,
   diff,
   branches,

@@ -5,6 +5,7 @@ import type { Agent } from '../lib/inbox.ts'
 import { agentTitle } from '../lib/inbox.ts'
 import { agentHref, type Tab } from '../route.ts'
 import { completions, commandText, slashQuery, type Command } from '../lib/commands.ts'
+import { capsOf, loadKinds, type KindCaps } from '../lib/kinds.ts'
 import { TerminalView } from './terminal.ts'
 import { TranscriptView } from './transcript.ts'
 import { DiffView } from './diff.ts'
@@ -26,9 +27,22 @@ const TABS: Array<[Tab, string]> = [
   ['diff', 'Changes'],
 ]
 
+/** The kind's capabilities from the bridge: undefined while loading or from an older bridge. */
+function useKindCaps(api: Api, kind: string | undefined): KindCaps | null | undefined {
+  const [kinds, setKinds] = useState<Map<string, KindCaps> | null | undefined>(undefined)
+  useEffect(() => {
+    let live = true
+    void loadKinds(api).then((k) => live && setKinds(k))
+    return () => void (live = false)
+  }, [api])
+  return capsOf(kinds, kind)
+}
+
 export function AgentView({ api, bridgeKey, pane, tab: asked, agent, plain }: Props) {
-  const tabs = plain ? TABS.filter(([t]) => t === 'terminal') : TABS
-  const tab = plain ? 'terminal' : asked
+  const caps = useKindCaps(api, agent?.agent)
+  // A kind the bridge reads no transcript for has no transcript tab (unknown: keep it).
+  const tabs = plain ? TABS.filter(([t]) => t === 'terminal') : TABS.filter(([t]) => t !== 'transcript' || (caps?.transcript !== false && caps !== null))
+  const tab = plain ? 'terminal' : tabs.some(([t]) => t === asked) ? asked : 'card'
   return html`
     <main class="agent-view">
       <header class="agent-head">
@@ -39,7 +53,7 @@ export function AgentView({ api, bridgeKey, pane, tab: asked, agent, plain }: Pr
       <nav class="tabs" aria-label="Agent views">
         ${tabs.map(([t, label]) => html`<a href=${agentHref(bridgeKey, pane, t)} class=${t === tab ? 'tab active' : 'tab'} aria-current=${t === tab ? 'page' : undefined}>${label}</a>`)}
       </nav>
-      ${tab === 'card' && html`<${CardView} api=${api} pane=${pane} agent=${agent} bridgeKey=${bridgeKey} />`}
+      ${tab === 'card' && html`<${CardView} api=${api} pane=${pane} agent=${agent} bridgeKey=${bridgeKey} caps=${caps} />`}
       ${tab === 'terminal' && html`<${TerminalView} api=${api} pane=${pane} />`}
       ${tab === 'transcript' && html`<${TranscriptView} api=${api} pane=${pane} /><${ReplyBox} api=${api} pane=${pane} />`}
       ${tab === 'diff' && html`<${DiffView} api=${api} pane=${pane} />`}
@@ -56,7 +70,7 @@ interface Option {
 }
 
 /** The parsed state card, polled every 1.5 s while shown and at once on a status change. */
-function CardView({ api, pane, agent, bridgeKey }: { api: Api; pane: string; agent?: Agent; bridgeKey: string }) {
+function CardView({ api, pane, agent, bridgeKey, caps }: { api: Api; pane: string; agent?: Agent; bridgeKey: string; caps?: KindCaps | null }) {
   const [card, setCard] = useState<any>(null)
   const [error, setError] = useState('')
   const [busy, setBusy] = useState(false)
@@ -104,7 +118,7 @@ function CardView({ api, pane, agent, bridgeKey }: { api: Api; pane: string; age
   }
 
   const blocked = card?.blocked
-  const hasModes = card?.permission_mode !== undefined || (card?.agent_kind ?? agent?.agent) === 'claude'
+  const hasModes = card?.permission_mode !== undefined || caps?.mode_cycle === true
   return html`
     <section class="card" aria-labelledby="card-headline">
       ${error && html`<p class="error" role="alert">${error}</p>`}
