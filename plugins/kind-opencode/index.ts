@@ -9,7 +9,8 @@ import { defineBridgePlugin } from '../../core/plugin.ts'
 import { defineAgentKind } from '../../lib/kit.ts'
 import { opencodeScreen } from './screen.ts'
 import { opencodeQuestionService } from './question-service.ts'
+import { opencodeTranscript } from './transcript/reader.ts'
 
-export const opencode = defineAgentKind({ kind: 'opencode', screen: opencodeScreen, question: opencodeQuestionService })
+export const opencode = defineAgentKind({ kind: 'opencode', screen: opencodeScreen, question: opencodeQuestionService, transcript: opencodeTranscript })
 
 export default defineBridgePlugin({ name: 'kind-opencode', agentKinds: [opencode] })
