@@ -1,13 +1,22 @@
 import { consola } from 'consola'
 import { loadConfig, resolveDataDir } from '../core/config.ts'
 import { createBridge } from '../core/server.ts'
-import { loadUserConfig } from './user-config.ts'
+import { loadUserConfig, UserConfigError, type LoadedUserConfig } from './user-config.ts'
 
 export async function serve(opts: { dir?: string; addr?: string; config?: string }): Promise<void> {
   // consola lowers its level under CI/test env vars; a daemon's log level is ours to set.
   consola.level = process.env.BRIDGE_LOG_LEVEL ? Number(process.env.BRIDGE_LOG_LEVEL) : 3
   const log = consola.withTag('bridge')
-  const { config: userConfig, file } = await loadUserConfig({ flag: opts.config, env: process.env, dataDir: resolveDataDir(opts.dir) })
+  let loaded: LoadedUserConfig
+  try {
+    loaded = await loadUserConfig({ flag: opts.config, env: process.env, dataDir: resolveDataDir(opts.dir) })
+  } catch (err) {
+    if (!(err instanceof UserConfigError)) throw err
+    // What to fix, in one line: the path and the reason.
+    console.error(`bridge: ${err.message}`)
+    process.exit(1)
+  }
+  const { config: userConfig, file } = loaded
   const config = loadConfig({ dir: opts.dir, defaults: userConfig.defaults })
   if (opts.addr) config.transport.addr = opts.addr
   if (config.transport.mode === 'relay') {
