@@ -3,7 +3,8 @@ import { appendFileSync, mkdirSync, writeFileSync, utimesSync } from 'node:fs'
 import { join } from 'node:path'
 import { startStack, type Stack } from '../harness/stack.ts'
 import { connect } from '../transcript/ws-client.ts'
-import { normalizeCodexLine, commandOf, toolResult } from '../../plugins/kind-codex/transcript/normalize.ts'
+import fc from 'fast-check'
+import { countCodexLine, normalizeCodexLine, commandOf, toolResult } from '../../plugins/kind-codex/transcript/normalize.ts'
 import { at, assistantText, meta, sampleSession, shellCall, shellOutput, userText, writeRollout } from './codex-fixture.ts'
 
 describe('codex rollout normalization', () => {
@@ -172,5 +173,33 @@ describe('codex transcripts over /agent-transcript', () => {
     const agents = body.result.snapshot.agents as any[]
     expect(agents.find((a) => a.pane_id === pane).last_activity_ts).toBe(Date.parse(at(9)))
     expect('last_activity_ts' in agents.find((a) => a.pane_id === none)).toBe(false)
+  })
+})
+
+describe('countCodexLine', () => {
+  const text = fc.oneof(fc.constant(''), fc.constant('  '), fc.constant('<environment_context>x'), fc.string({ maxLength: 12 }), fc.integer())
+  const part = fc.oneof(
+    fc.record({ type: fc.constantFrom('input_text', 'output_text', 'text'), text }, { requiredKeys: ['type'] }),
+    fc.record({ type: fc.constantFrom('input_image', 'audio') }),
+    fc.string(),
+    fc.constant(null),
+  )
+  const item = fc.oneof(
+    fc.record({ type: fc.constant('message'), role: fc.constantFrom('user', 'assistant', 'developer', 'system'), content: fc.oneof(text, fc.array(part, { maxLength: 4 })) }, { requiredKeys: ['type'] }),
+    fc.record({ type: fc.constant('reasoning'), summary: fc.oneof(fc.array(fc.oneof(fc.record({ type: fc.constant('summary_text'), text }), fc.string()), { maxLength: 3 }), fc.constant(null)) }, { requiredKeys: ['type'] }),
+    fc.record({ type: fc.constantFrom('function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call', 'function_call_output', 'custom_tool_call_output'), name: fc.constantFrom('shell', 'apply_patch', 'exec_command', 'x'), arguments: fc.string(), input: fc.string(), call_id: fc.string(), output: fc.oneof(fc.string(), fc.json()) }, { requiredKeys: ['type'] }),
+    fc.record({ type: fc.constantFrom('ghost_snapshot', 'compaction', 'other_thing') }),
+  )
+  const line = fc.oneof(
+    fc.record({ timestamp: fc.constant(at(1)), type: fc.constant('response_item'), payload: fc.oneof(item, fc.string(), fc.constant(null)) }).map((o) => JSON.stringify(o)),
+    fc.record({ type: fc.constantFrom('session_meta', 'turn_context', 'event_msg', 'compacted', 'nope'), payload: fc.json() }).map((o) => JSON.stringify(o)),
+    item.map((o) => JSON.stringify(o)),
+    fc.record({ id: fc.string(), timestamp: fc.string(), record_type: fc.constantFrom(undefined, 'state') }, { requiredKeys: [] }).map((o) => JSON.stringify(o)),
+    fc.string(),
+    fc.json(),
+  )
+  it('counts exactly what normalize yields (property), and on the sample session', () => {
+    for (const l of sampleSession('s', '/w')) expect(countCodexLine(l)).toBe(normalizeCodexLine(l).length)
+    fc.assert(fc.property(line, (l) => countCodexLine(l) === normalizeCodexLine(l).length), { numRuns: 3000 })
   })
 })

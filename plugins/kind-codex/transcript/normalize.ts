@@ -61,6 +61,56 @@ export function normalizeCodexLine(line: string): RawEntry[] {
   }
 }
 
+/**
+ * How many entries `normalizeCodexLine(line)` yields, without building them (the index pass over
+ * a rollout of hundreds of MB skips the nested JSON of arguments and outputs). Mirrors the rules
+ * below; a property test pins the two together.
+ */
+export function countCodexLine(line: string): number {
+  let o: unknown
+  try {
+    o = JSON.parse(line)
+  } catch {
+    return 1
+  }
+  if (!isObj(o)) return 1
+  const type = str(o.type)
+  if (type === 'response_item') return isObj(o.payload) ? countItem(o.payload) : 1
+  if (type === 'compacted') return 1
+  if (type && SILENT.has(type)) return 0
+  if (type && ITEM_TYPES.has(type)) return countItem(o)
+  if (type === undefined && (o.record_type !== undefined || (typeof o.id === 'string' && typeof o.timestamp === 'string'))) return 0
+  return 1
+}
+
+function countItem(p: Record<string, any>): number {
+  const blank = (v: unknown) => typeof v !== 'string' || !v.trim()
+  switch (p.type) {
+    case 'message': {
+      if (p.role !== 'user' && p.role !== 'assistant') return 0
+      if (!Array.isArray(p.content)) return typeof p.content === 'string' && p.content.trim() ? 1 : 0
+      let n = 0
+      for (const c of p.content) {
+        if (!isObj(c)) continue
+        if (c.type === 'input_text' || c.type === 'output_text' || c.type === 'text') n += blank(c.text) || (p.role === 'user' && isInjected(c.text)) ? 0 : 1
+        else n++
+      }
+      return n
+    }
+    case 'reasoning':
+      return Array.isArray(p.summary) && p.summary.some((x: unknown) => isObj(x) && !blank(x.text)) ? 1 : 0
+    case 'function_call':
+    case 'custom_tool_call':
+    case 'local_shell_call':
+    case 'web_search_call':
+    case 'function_call_output':
+    case 'custom_tool_call_output':
+      return 1
+    default:
+      return NO_ENTRY_ITEMS.has(p.type) ? 0 : 1
+  }
+}
+
 function normalizeRecord(o: Record<string, any>): RawEntry[] {
   const type = str(o.type)
   if (type === 'response_item') return isObj(o.payload) ? item(o.payload, str(o.timestamp)) : [unparsed('system')]

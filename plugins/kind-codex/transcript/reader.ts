@@ -1,7 +1,7 @@
 /** The codex transcript capability: locate, normalize, and dating for the snapshot and card. */
 import { lastTimestamp, SAFE_NAME, sessionValue, summarizeTail, type AgentInfo, type TranscriptCapability, type TranscriptHost } from '../../../lib/kit.ts'
 import { findRollout, locateCodex } from './locate.ts'
-import { normalizeCodexLine } from './normalize.ts'
+import { countCodexLine, normalizeCodexLine } from './normalize.ts'
 
 /** The snapshot and card use only the session herdr reported: they never guess. */
 async function knownRollout(agent: AgentInfo, host: TranscriptHost): Promise<string | null> {
@@ -12,6 +12,7 @@ async function knownRollout(agent: AgentInfo, host: TranscriptHost): Promise<str
 export const codexTranscript: TranscriptCapability = {
   locate: locateCodex,
   normalize: normalizeCodexLine,
+  count: countCodexLine,
   async lastActivity(agent, host) {
     const p = await knownRollout(agent, host)
     return p ? lastTimestamp(p) : undefined
