@@ -82,7 +82,7 @@ export async function pushStatus(opts: PushCliOptions): Promise<void> {
     out(`  3. ${gcloudAdcPath(env, home)} (gcloud application-default login)`)
     out(`  4. the metadata server (${env.GCE_METADATA_HOST || 'metadata.google.internal'})`)
     out('Fix: save a service-account key at (1), or run: bridge push login --project <project-id>')
-    throw new CliError('push: no credentials')
+    throw new CliError(`push: no credentials found; save a service-account key as ${config.push.service_account_path} or run \`bridge push login --project <project-id>\``)
   }
   out(`Credentials: ${describeCredential(found)}`)
   const restoreQuota = found.type === 'authorized_user' ? useQuotaProject(found.projectId) : () => {}

@@ -8,6 +8,7 @@ import { existsSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { createJiti } from 'jiti'
 import type { BridgeUserConfig } from '../core/config.ts'
+import { CliError } from './errors.ts'
 
 const DATA_DIR_NAMES = ['bridge.config.ts', 'bridge.config.js', 'bridge.config.mjs']
 
@@ -17,7 +18,8 @@ export interface LoadedUserConfig {
   file?: string
 }
 
-export class UserConfigError extends Error {}
+/** A config that cannot be used: one line naming the file and the reason. */
+export class UserConfigError extends CliError {}
 
 /** The config file to load, or undefined for the built-in list. */
 export function findUserConfig(opts: { flag?: string; env: NodeJS.ProcessEnv; dataDir: string }): string | undefined {

@@ -7,8 +7,8 @@ import { consola, type ConsolaInstance } from 'consola'
 import * as v from 'valibot'
 import type { BridgeConfig, BridgeUserConfig } from './config.ts'
 import { splitAddr } from './config.ts'
-import { loadPlugins, setupPlugins, type MountedRoute, type LoadedPlugins } from './loader.ts'
-import type { AuthInfo, PluginContext, WsContext } from './plugin.ts'
+import { loadPlugins, setupPlugins, type MountedRoute, type MountedWs, type LoadedPlugins } from './loader.ts'
+import type { AuthInfo, PluginContext, PluginDef, ServerInfo, WsContext } from './plugin.ts'
 import { authenticate, credentialOf } from './auth.ts'
 import { createCors } from './cors.ts'
 import { errorResponse, HttpError, json, text, unauthorized } from './respond.ts'
@@ -18,7 +18,8 @@ import { startIngest, type Ingest, type IngestOptions } from './herdr/ingest.ts'
 import { createAgentKindRegistry } from './agent-kinds.ts'
 import { exec } from './exec.ts'
 import { createBridgeStorage, createDeviceStore } from '../storage/index.ts'
-import { createAuditLog, auditActor, auditTarget } from './audit.ts'
+import { createAuditLog, auditActor } from './audit.ts'
+import { createDeviceSockets } from './device-sockets.ts'
 
 const MAX_JSON_BODY = 1024 * 1024
 /**
@@ -41,6 +42,10 @@ export interface BridgeOptions {
 
 export interface Bridge {
   ctx: PluginContext
+  /** herdr event ingestion, when it runs. */
+  ingest: Ingest | null
+  /** The state a running plugin's `setup` returned. */
+  state<S>(plugin: PluginDef<any, S>): S | undefined
   fetch: (request: Request) => Promise<Response>
   listen(addr?: string): Promise<{ url: string; host: string; port: number }>
   close(): Promise<void>
@@ -55,7 +60,7 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
   const bus: Bus = createBus({ now: opts.now, onError: (err, sub) => log.warn(`bus subscriber ${sub.name ?? ''} failed: ${(err as Error)?.message ?? err}`) })
   const herdr = opts.herdr ?? createHerdr({ env: opts.env })
   const cors = createCors(config.transport.allowed_origins)
-  const deviceSockets = new Map<string, Set<Peer>>()
+  const deviceSockets = createDeviceSockets((id) => !!devices.get(id))
   const audit = createAuditLog(config.data_dir, (err) => log.warn(`audit log: ${(err as Error).message}`))
 
   const ctx: PluginContext = {
@@ -70,23 +75,19 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
     now: opts.now ?? Date.now,
     env: opts.env ?? process.env,
     home: (opts.env ?? process.env).HOME ?? '',
-    services: new Map(),
+    server: { routes: undefined as unknown as LoadedPlugins } satisfies ServerInfo,
     sockets: {
-      closeDevice(id, code = 1008, reason = 'device revoked') {
-        for (const peer of deviceSockets.get(id) ?? []) peer.close(code, reason)
-        deviceSockets.delete(id)
-      },
+      closeDevice: (id, code, reason) => deviceSockets.closeDevice(id, code, reason),
     },
   }
   const ctxFor = (plugin: string): PluginContext => ({ ...ctx, log: log.withTag(plugin) })
 
   const loaded = loadPlugins(opts.user.plugins)
-  ctx.services.set('routes', loaded)
-  const pluginCtx = new Map(loaded.plugins.map((p) => [p.def.name, ctxFor(p.def.name)]))
-  const disposers = await setupPlugins(loaded, (name) => pluginCtx.get(name)!)
+  ctx.server = { routes: loaded }
+  const { running, disposers } = await setupPlugins(loaded, ctxFor)
+  const plugin = (name: string) => running.get(name)!
   // Started after the plugins so their bus subscriptions see the first multiplexer_connected.
   const ingest: Ingest | null = opts.ingest === false ? null : startIngest({ herdr, bus, log: log.withTag('ingest') }, opts.ingest ?? {})
-  if (ingest) ctx.services.set('herdr.ingest', ingest)
 
   const app = new H3()
 
@@ -100,20 +101,21 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
     if (!auth) return unauthorized()
     const style = route.errors ?? 'text'
     if (!byMethod.has(method)) return errorResponse(405, `${[...byMethod.keys()].join(', ')} only`, style, { allow: [...byMethod.keys()].join(', ') })
-    // What the handler saw, kept for the audit line (bodies are logged by length only).
-    const seen: { query: Record<string, any>; body: unknown } = { query: {}, body: undefined }
+    const seen: Seen = { query: {}, body: undefined, valid: false }
     const res = await runRoute(route, event, request, url, method, auth, style, seen)
     if (method !== 'GET' && route.audit !== false) {
-      const { query, body } = seen
-      const b = (body ?? {}) as Record<string, unknown>
+      let fields
+      try {
+        fields = seen.valid ? route.audit?.({ query: seen.query, body: seen.body }) : undefined
+      } catch {
+        fields = undefined
+      }
       audit.record({
         ts: Date.now(),
         device: auditActor(auth),
         route: `${method} ${url.pathname}`,
-        pane: auditTarget(query, body),
-        ...(typeof b.method === 'string' ? { method: b.method } : {}),
+        ...fields,
         status: res.status,
-        ...(typeof b.text === 'string' ? { text_length: b.text.length } : {}),
         ...(route.bodyType === 'raw' ? { bytes: Number(request.headers.get('content-length') ?? 0) } : {}),
       })
     }
@@ -128,7 +130,7 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
     method: string,
     auth: AuthInfo,
     style: 'text' | 'json',
-    seen: { query: Record<string, any>; body: unknown },
+    seen: Seen,
   ): Promise<Response> => {
     try {
       seen.query = route.query ? parseWith(route.query, Object.fromEntries(url.searchParams), route.invalid) : Object.fromEntries(url.searchParams)
@@ -136,7 +138,9 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
         seen.body = await readJsonBody(request, route.invalid)
         if (route.body) seen.body = parseWith(route.body, seen.body, route.invalid)
       }
-      const out = await route.handler({ event, query: seen.query, body: seen.body, auth, ctx: pluginCtx.get(route.plugin)! })
+      seen.valid = true
+      const { ctx, state } = plugin(route.plugin)
+      const out = await route.handler({ event, query: seen.query, body: seen.body, auth, ctx, state })
       if (out instanceof Response) return out
       if (out === undefined || out === null) return new Response(null, { status: 204 })
       if (typeof out === 'string') return text(out)
@@ -144,6 +148,13 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
     } catch (err) {
       return errorToResponse(err, style, log, `${method} ${url.pathname}`)
     }
+  }
+
+  /** Validates a WebSocket route's query, then asks the route whether to accept. */
+  const acceptWs = (route: MountedWs, request: Request, url: URL, auth: AuthInfo) => {
+    const query = route.query ? parseWith(route.query, Object.fromEntries(url.searchParams)) : Object.fromEntries(url.searchParams)
+    const { ctx, state } = plugin(route.plugin)
+    return route.accept ? route.accept({ request, url, query, auth, ctx, state }) : undefined
   }
 
   for (const [path, byMethod] of loaded.routes) {
@@ -158,8 +169,8 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
       const auth = authenticate(ws.auth, credentialOf(request, url, !!ws.queryToken), config.admin_token, devices)
       if (!auth) return unauthorized()
       try {
-        const state = await ws.accept?.({ request, url, auth, ctx: pluginCtx.get(ws.plugin)! })
-        if (state instanceof Response) return state
+        const accepted = await acceptWs(ws, request, url, auth)
+        if (accepted instanceof Response) return accepted
       } catch (err) {
         return errorToResponse(err, 'text', log, `GET ${url.pathname}`)
       }
@@ -188,33 +199,39 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
       const url = new URL(request.url)
       const route = loaded.websockets.get(url.pathname)
       if (!route) return { upgrade: () => text('not found', 404) }
-      const rctx = pluginCtx.get(route.plugin)!
+      const { ctx: rctx, state } = plugin(route.plugin)
       const wsCtx = (peer: Peer) => peer.context.ws as WsContext
       return {
         upgrade: async (req: Request) => {
           const auth = authenticate(route.auth, credentialOf(req, url, !!route.queryToken), config.admin_token, devices)
           if (!auth) return unauthorized()
+          const ticket = auth.deviceId ? deviceSockets.beginUpgrade(auth.deviceId) : null
           try {
-            const state = await route.accept?.({ request: req, url, auth, ctx: rctx })
-            if (state instanceof Response) return state
-            return { context: { ws: { auth, url, state } satisfies WsContext } }
+            const accepted = await acceptWs(route, req, url, auth)
+            if (accepted instanceof Response) return accepted
+            // Revoked while `accept` awaited (a pane lookup): the credential no longer holds.
+            if (ticket?.revoked) return unauthorized()
+            return { context: { ws: { auth, url, ctx: rctx, state, accepted } satisfies WsContext } }
           } catch (err) {
             return errorToResponse(err, 'text', log, `WS ${url.pathname}`)
+          } finally {
+            ticket?.done()
           }
         },
         open: (peer: Peer) => {
           const w = wsCtx(peer)
-          if (w.auth.deviceId) {
-            let set = deviceSockets.get(w.auth.deviceId)
-            if (!set) deviceSockets.set(w.auth.deviceId, (set = new Set()))
-            set.add(peer)
+          if (w.auth.deviceId && !deviceSockets.admit(w.auth.deviceId, peer)) {
+            w.revoked = true
+            return peer.close(1008, 'device revoked')
           }
           return route.open(peer, w)
         },
-        message: (peer: Peer, message) => route.message?.(peer, message, wsCtx(peer)),
+        message: (peer: Peer, message) => (wsCtx(peer).revoked ? undefined : route.message?.(peer, message, wsCtx(peer))),
         close: (peer: Peer, details) => {
           const w = wsCtx(peer)
-          if (w?.auth.deviceId) deviceSockets.get(w.auth.deviceId)?.delete(peer)
+          if (w?.auth.deviceId) deviceSockets.forget(w.auth.deviceId, peer)
+          // A socket refused at `open` was never handed to the route.
+          if (w?.revoked) return
           return route.close?.(peer, w, details)
         },
         error: (peer: Peer, error) => log.debug(`websocket ${url.pathname}: ${error?.message ?? error}`),
@@ -225,6 +242,8 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
   let server: Server | null = null
   return {
     ctx,
+    ingest,
+    state: <S>(p: PluginDef<any, S>) => running.get(p.name)?.state as S | undefined,
     fetch,
     routes: loaded,
     async listen(addr = config.transport.addr) {
@@ -240,7 +259,8 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
       })
       const a = server.address() as AddressInfo
       const shown = a.family === 'IPv6' ? `[${a.address}]` : a.address
-      return { url: `http://${shown}:${a.port}`, host: a.address, port: a.port }
+      ctx.server.url = `http://${shown}:${a.port}`
+      return { url: ctx.server.url, host: a.address, port: a.port }
     },
     async close() {
       await ingest?.stop()
@@ -263,14 +283,23 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
   }
 }
 
+/** What the handler saw, kept for the audit line (bodies are logged by length only). */
+interface Seen {
+  query: Record<string, any>
+  body: unknown
+  /** Both passed validation, so the route's audit hook may read them. */
+  valid: boolean
+}
+
 function parseWith(schema: v.GenericSchema, input: unknown, invalid?: string): any {
   const r = v.safeParse(schema, input)
   if (r.success) return r.output
   if (invalid) throw new HttpError(400, invalid)
   const issue = r.issues[0]
   const path = issue.path?.map((p) => String(p.key)).join('.')
-  // Schemas may already name the field in their message ("code: want a string").
-  throw new HttpError(400, path && !issue.message.startsWith(`${path}:`) ? `${path}: ${issue.message}` : issue.message)
+  // Schemas may already name the field in their message ("code: want a string", "want ?pane=").
+  const named = !path || issue.message.startsWith(`${path}:`) || issue.message.startsWith(`${path} `) || issue.message.includes(`?${path}=`)
+  throw new HttpError(400, named ? issue.message : `${path}: ${issue.message}`)
 }
 
 async function readJsonBody(request: Request, invalid?: string): Promise<unknown> {

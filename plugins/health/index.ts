@@ -1,14 +1,26 @@
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
 import { json } from '../../core/respond.ts'
+import { status, type HealthState } from './status.ts'
 
 /**
  * Liveness and readiness, for supervisors and load balancers (no auth, nothing secret):
- *   GET /healthz  200 while the process serves requests
- *   GET /readyz   200 when at least one herdr session answers ping, else 503
+ *   GET /healthz       200 while the process serves requests
+ *   GET /readyz        200 when at least one herdr session answers ping, else 503
+ *   GET /admin/status  admin → what `bridge status` shows: version, uptime, addresses, herdr
+ *                      sessions with their protocol and state, devices, data dir
+ * Bus: bridge multiplexer_connected / multiplexer_disconnected → each session's state.
  */
 export default defineBridgePlugin({
   name: 'health',
+  setup: (ctx): HealthState => ({ startedAt: ctx.now(), sessions: new Map() }),
+  subscribe: [
+    {
+      source: 'bridge',
+      type: ['multiplexer_connected', 'multiplexer_disconnected'],
+      handler: (ev, { state }) => void state.sessions.set(String(ev.payload?.session ?? 'default'), ev.type === 'multiplexer_connected' ? 'connected' : 'disconnected'),
+    },
+  ],
   routes: [
     defineBridgeRoute({ method: 'GET', path: '/healthz', auth: 'none', describe: 'Process is up', response: v.object({ ok: v.literal(true) }), handler: () => ({ ok: true }) }),
     defineBridgeRoute({
@@ -23,6 +35,39 @@ export default defineBridgePlugin({
         const ready = sessions.filter((_, i) => pings[i].status === 'fulfilled')
         return json({ ok: ready.length > 0, sessions: ready }, ready.length ? 200 : 503)
       },
+    }),
+    defineBridgeRoute.with<HealthState>()({
+      method: 'GET',
+      path: '/admin/status',
+      auth: 'admin',
+      errors: 'json',
+      describe: 'Daemon status for `bridge status`',
+      response: v.object({
+        version: v.string(),
+        api_version: v.number(),
+        pid: v.number(),
+        started_at: v.number(),
+        uptime_s: v.number(),
+        listen: v.object({ addr: v.string(), url: v.string() }),
+        public_url: v.string(),
+        data_dir: v.string(),
+        herdr: v.object({
+          expected_protocol: v.number(),
+          sessions: v.array(
+            v.object({
+              name: v.string(),
+              socket: v.string(),
+              state: v.picklist(['connected', 'disconnected', 'connecting']),
+              answers: v.boolean(),
+              herdr_version: v.optional(v.string()),
+              protocol: v.optional(v.number()),
+              error: v.optional(v.string()),
+            }),
+          ),
+        }),
+        devices: v.number(),
+      }),
+      handler: ({ ctx, state }) => status(ctx, state),
     }),
   ],
 })

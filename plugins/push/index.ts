@@ -15,14 +15,8 @@ import { readWebConfig } from './web-config.ts'
  * POST /register-token lives in the pairing plugin (it owns the device registry routes).
  */
 
-const SERVICE = 'push'
 const TESTPUSH_WAIT_MS = 6000
-
-const service = (ctx: PluginContext) => {
-  const s = ctx.services.get(SERVICE) as PushService | undefined
-  if (!s) fail(503, 'push is not running')
-  return s
-}
+const route = defineBridgeRoute.with<PushService>()
 
 const webConfigSchema = v.object({
   apiKey: v.string(),
@@ -42,26 +36,14 @@ const webConfig = ({ ctx }: { ctx: PluginContext }) => {
   return json(r.config, 200, { 'cache-control': 'no-store' })
 }
 
-export default defineBridgePlugin<PushOptions>({
+export default defineBridgePlugin({
   name: 'push',
-  setup(ctx, options) {
-    const svc = createPushService(ctx, options ?? {})
-    ctx.services.set(SERVICE, svc)
-    // Subscribed here rather than in the manifest: the watcher's start is the no-replay line.
-    const unsubscribe = ctx.bus.subscribe({
-      name: 'push',
-      limit: 10_000,
-      deliver: (ev) => svc.handle(ev),
-      onLag: () => ctx.log.warn('push fell behind the event bus and was dropped'),
-    })
-    return async () => {
-      unsubscribe()
-      ctx.services.delete(SERVICE)
-      await svc.close()
-    }
-  },
+  setup: (ctx, options: PushOptions | undefined): PushService => createPushService(ctx, options ?? {}),
+  dispose: (svc) => svc.close(),
+  // Opened right after setup: the watcher's start is the no-replay line. A late alert beats none.
+  subscribe: [{ source: 'multiplexer', type: ['pane_agent_status_changed', 'pane_closed', 'pane_exited'], limit: 10_000, lag: 'drop-oldest', handler: (ev, { state }) => state.handle(ev) }],
   routes: [
-    defineBridgeRoute({
+    route({
       method: 'POST',
       path: '/testpush',
       auth: 'device',
@@ -74,8 +56,7 @@ export default defineBridgePlugin<PushOptions>({
         devices: v.optional(v.pipe(v.number(), v.integer())),
         push_enabled: v.boolean(),
       }),
-      async handler({ ctx }) {
-        const svc = service(ctx)
+      async handler({ ctx, state: svc }) {
         const alert = composeAlert({
           serverId: ctx.config.server_id,
           serverName: ctx.config.server_name,

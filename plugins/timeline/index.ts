@@ -19,7 +19,14 @@ export interface TimelineOptions {
   flushMs?: number
 }
 
-export const RECORDER = 'timeline.recorder'
+/** The recorder, absent when turned off (`enabled: false`). */
+interface TimelineState {
+  rec?: Recorder
+  rebuild(session: string): Promise<void>
+  flush(): void
+  timer?: NodeJS.Timeout
+}
+const route = defineBridgeRoute.with<TimelineState | undefined>()
 const DEFAULT_LIMIT = 100
 const MAX_LIMIT = 500
 
@@ -42,10 +49,10 @@ export function rowsOf(session: string, agents: AgentInfo[]): AgentRow[] {
   }))
 }
 
-export default defineBridgePlugin<TimelineOptions>({
+export default defineBridgePlugin({
   name: 'timeline',
   routes: [
-    defineBridgeRoute({
+    route({
       method: 'GET',
       path: '/timeline',
       auth: 'device',
@@ -66,8 +73,8 @@ export default defineBridgePlugin<TimelineOptions>({
         ),
         limit: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(500)),
       }),
-      handler({ query, ctx }) {
-        const rec = ctx.services.get(RECORDER) as Recorder | undefined
+      handler({ query, state }) {
+        const rec = state?.rec
         if (!rec) fail(503, 'timeline recorder not running')
         const limit = parseLimit(query.limit)
         if (limit === null) fail(400, 'limit must be a positive integer')
@@ -76,8 +83,8 @@ export default defineBridgePlugin<TimelineOptions>({
       },
     }),
   ],
-  setup(ctx, options = {}) {
-    if (options.enabled === false) return
+  setup(ctx, options: TimelineOptions = {}): TimelineState | undefined {
+    if (options.enabled === false) return undefined
     const file = join(ctx.config.data_dir, 'timeline.json')
     let initial: unknown = []
     try {
@@ -86,7 +93,6 @@ export default defineBridgePlugin<TimelineOptions>({
       ctx.log.warn(`${(err as Error).message}; starting an empty timeline`)
     }
     const rec = createRecorder({ now: ctx.now, initial })
-    ctx.services.set(RECORDER, rec)
 
     const flush = () => {
       rec.prune()
@@ -112,29 +118,30 @@ export default defineBridgePlugin<TimelineOptions>({
     }
     for (const s of ctx.herdr.sessions()) void rebuild(s)
 
-    const unsubscribe = ctx.bus.subscribe({
-      name: 'timeline',
+    return { rec, rebuild, flush, timer }
+  },
+  dispose(state) {
+    if (!state) return
+    clearInterval(state.timer)
+    state.flush()
+  },
+  subscribe: [
+    {
       limit: 100_000,
-      deliver(ev) {
+      handler(ev, { state }) {
+        const rec = state?.rec
+        if (!rec) return
         const p = ev.payload as Record<string, any>
         if (ev.source === 'multiplexer' && ev.type === 'pane_agent_status_changed') {
           rec.status(ev.ts, { pane: p.pane_id, status: p.agent_status, agent: p.agent, workspace: p.workspace_id, session: p.session })
         } else if (ev.type === 'pane_closed' || (ev.source === 'multiplexer' && ev.type === 'pane_exited')) {
           if (typeof p.pane_id === 'string') rec.gone(ev.ts, p.pane_id)
         } else if (ev.source === 'bridge' && ev.type === 'multiplexer_connected') {
-          return rebuild(typeof p.session === 'string' ? p.session : 'default')
+          return state.rebuild(typeof p.session === 'string' ? p.session : 'default')
         }
       },
-      onLag: () => ctx.log.warn('timeline fell behind the bus and stopped recording'),
-    })
-
-    return () => {
-      unsubscribe()
-      clearInterval(timer)
-      flush()
-      ctx.services.delete(RECORDER)
-    }
-  },
+    },
+  ],
 })
 
 export type { Recorder }

@@ -10,6 +10,7 @@
  * come from the same capability (lib/snapshot.ts).
  */
 import type { Peer } from 'crossws'
+import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeWebSocket, type PluginContext } from '../../core/plugin.ts'
 import { streamsTranscript } from '../../core/agent-kinds.ts'
 import { text } from '../../core/respond.ts'
@@ -69,12 +70,11 @@ export default defineBridgePlugin({
       auth: 'device',
       queryToken: true,
       describe: 'Structured transcript of an agent pane: hello, newest page, live tail, load_older paging',
+      query: v.object({
+        pane: v.pipe(v.optional(v.string(), ''), v.nonEmpty('pane is required'), v.description('agent pane id, session-qualified (required)')),
+        subagent: v.pipe(v.optional(v.string(), ''), v.description('optional agent_id from the roster: stream that delegated conversation (never rotates)')),
+      }),
       doc: {
-        query: {
-          pane: 'agent pane id, session-qualified (required)',
-          token: 'device bearer or admin token (or an Authorization: Bearer header)',
-          subagent: "optional agent_id from the roster: stream that delegated conversation (never rotates)",
-        },
         serverFrames: {
           hello:
             "{type: 'hello', protocol: 5, pane, agent_kind, session_id, backlog_count: int, total: int, has_more: bool, oldest_loaded_seq: int, has_older: bool, subagent?: string, subagents?: [roster row]}",
@@ -90,9 +90,7 @@ export default defineBridgePlugin({
           load_older: "{type: 'load_older', before_seq: int, limit?: int (0 or absent = 150, max 500)}; any other frame closes the socket with 1000",
         },
       },
-      async accept({ url, ctx }) {
-        const pane = url.searchParams.get('pane')
-        if (!pane) return text('pane is required', 400)
+      async accept({ query: { pane, subagent: sub }, ctx }) {
         const source = await resolveSource(ctx, pane)
         if (typeof source === 'string') return notFound(source)
         const state: Accepted = {
@@ -104,8 +102,7 @@ export default defineBridgePlugin({
           },
           log: ctx.log,
         }
-        const sub = url.searchParams.get('subagent')
-        if (sub !== null && sub !== '') {
+        if (sub !== '') {
           const hit = await subagentOf(source.reader, source.session, sub)
           if (!hit) return notFound('transcript not available: no such subagent')
           state.subagent = hit
@@ -113,7 +110,7 @@ export default defineBridgePlugin({
         return state
       },
       async open(peer, ws) {
-        const state = ws.state as Accepted
+        const state = ws.accepted as Accepted
         const stream = createTranscriptStream({
           ...state,
           send: (frame) => peer.send(JSON.stringify(frame)),

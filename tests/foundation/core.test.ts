@@ -23,7 +23,13 @@ function probe() {
   const plugin = defineBridgePlugin({
     name: 'probe',
     routes: [
-      defineBridgeRoute({ method: 'POST', path: '/probe', auth: 'device', handler: () => (calls.route++, { ok: true }) }),
+      defineBridgeRoute({
+        method: 'POST',
+        path: '/probe',
+        auth: 'device',
+        audit: ({ body }) => ({ pane: body.pane, text_length: body.text?.length }),
+        handler: () => (calls.route++, { ok: true }),
+      }),
       defineBridgeRoute({ method: 'GET', path: '/probe/admin', auth: 'admin', errors: 'json', handler: () => (calls.route++, { ok: true }) }),
     ],
     websockets: [

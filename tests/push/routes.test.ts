@@ -5,7 +5,6 @@ import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import type { BusEvent } from '../../core/bus.ts'
 import pairing from '../../plugins/pairing/index.ts'
 import push from '../../plugins/push/index.ts'
-import type { PushService } from '../../plugins/push/service.ts'
 import { startFakeFcm, type FakeFcm } from './fake-fcm.ts'
 
 /**
@@ -107,7 +106,7 @@ describe('push through the bus', () => {
     expect(dismissals.map((m) => m.token).sort()).toEqual(['tok-a', 'tok-b'])
     for (const m of dismissals) expect(m).toEqual({ token: m.token, data: { type: 'dismiss', agent: 'w1:p1', server_id: sid }, android: { priority: 'high', collapse_key: `${sid}/w1:p1` }, webpush: { headers: { Urgency: 'high', TTL: '3600' } } })
     // Nothing else went out.
-    await (b.bridge.ctx.services.get('push') as PushService).idle()
+    await b.bridge.state(push)!.idle()
     expect(fcm.requests.length).toBe(base + 6)
   })
 

@@ -7,7 +7,6 @@ import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import type { BusEvent } from '../../core/bus.ts'
 import pairing from '../../plugins/pairing/index.ts'
 import push from '../../plugins/push/index.ts'
-import type { PushService } from '../../plugins/push/service.ts'
 import { startFakeFcm, type FakeFcm } from './fake-fcm.ts'
 
 /**
@@ -57,7 +56,7 @@ beforeAll(async () => {
     user: { plugins: [pairing, [push, { httpAgent: fcm.agent }]] },
   })
   bridge.bridge.ctx.bus.subscribe({ deliver: (e) => void events.push(e) })
-  await (bridge.bridge.ctx.services.get('push') as PushService).started
+  await bridge.bridge.state(push)!.started
   const d = await bridge.pair('phone')
   expect((await bridge.request('/register-token', { method: 'POST', token: d.bearer, json: { token: 'phone-token' } })).status).toBe(200)
 })
