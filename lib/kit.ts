@@ -56,6 +56,9 @@ export {
   isObj,
   str,
   compact,
+  unparsedEntry,
+  parseJsonRecord,
+  normalizeJsonLine,
   // Tool output: CSI, OSC and C0 controls but \n and \t removed (keeps \r\n as it is).
   stripAnsi as stripOutputControls,
   type Role,
@@ -69,7 +72,7 @@ export {
 // Tool-call diffs, capped at 400 lines / 12 000 runes.
 export { capDiff, diffForEdit, diffForWrite, diffFromStructuredPatch, type BuiltDiff } from './transcript/diffs.ts'
 // Locating: safe names, herdr's session value, the pane's cwds.
-export { SAFE_NAME, isFile, sessionValue, cwdsOf, type TranscriptReader } from './transcript/locate.ts'
+export { SAFE_NAME, isFile, sessionValue, cwdsOf, sharesCwdWith, type TranscriptReader } from './transcript/locate.ts'
 // JSONL files: complete-line scanning, the last 64 KiB, timestamps, the card summary, paging.
 export { scanLines } from './transcript/lines.ts'
 export { readTailLines, lastTimestamp, timestampOf, TAIL_BYTES } from './transcript/activity.ts'

@@ -18,6 +18,7 @@ import {
   oneLine,
   SAFE_NAME,
   sessionValue,
+  sharesCwdWith,
   str,
   stripOutputControls,
   OUTPUT_CAP,
@@ -172,7 +173,7 @@ export async function locateGemini({ agent, home, env, others }: LocateInput): P
   if (!cwds.length) return { ok: false, reason: 'transcript not available: this agent has no working directory' }
   const sid = sessionValue(agent)
   if (sid && !SAFE_NAME.test(sid)) return { ok: false, reason: 'transcript not available: unusable session id' }
-  if (!sid && others?.some((o) => o.pane_id !== agent.pane_id && o.agent === agent.agent && cwdsOf(o).some((c) => cwds.includes(c)))) {
+  if (!sid && sharesCwdWith(agent, others)) {
     return { ok: false, reason: 'transcript not available yet — this agent has not reported its session id' }
   }
   for (const cwd of cwds) {

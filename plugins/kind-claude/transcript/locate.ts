@@ -1,7 +1,7 @@
 /** Where claude keeps a session's transcript (reference-facts §5.1). Never guesses another session's file. */
 import { readdir, stat, open } from 'node:fs/promises'
 import { join } from 'node:path'
-import { type AgentInfo, isFile, SAFE_NAME, sessionValue, type LocateInput, type Location } from '../../../lib/kit.ts'
+import { cwdsOf, isFile, SAFE_NAME, sessionValue, sharesCwdWith, type LocateInput, type Location } from '../../../lib/kit.ts'
 
 export const projectsDir = (home: string) => join(home, '.claude', 'projects')
 
@@ -9,8 +9,6 @@ export const projectsDir = (home: string) => join(home, '.claude', 'projects')
 export const encodeCwd = (cwd: string) => cwd.replace(/[/.]/g, '-')
 /** Newer builds replace every non-alphanumeric character. */
 const encodeCwdWide = (cwd: string) => cwd.replace(/[^A-Za-z0-9]/g, '-')
-
-const cwdsOf = (a: AgentInfo) => [...new Set([a.foreground_cwd, a.cwd].filter((c): c is string => typeof c === 'string' && c.startsWith('/')))]
 
 /** The file of a known session id: in the cwd's project dir, else any project dir; null when none exists. */
 export async function findSessionFile(home: string, cwds: string[], sid: string): Promise<string | null> {
@@ -47,8 +45,7 @@ export async function locateClaude({ agent, home, others }: LocateInput): Promis
   }
   if (!cwds.length) return { ok: false, reason: 'transcript not available yet: this agent has not reported its session id' }
   // Without an id the newest file of the cwd is only safe when no other claude shares that cwd.
-  const twin = others?.some((o) => o.pane_id !== agent.pane_id && o.agent === agent.agent && cwdsOf(o).some((c) => cwds.includes(c)))
-  if (twin) return { ok: false, reason: 'transcript not available yet — this agent has not reported its session id' }
+  if (sharesCwdWith(agent, others)) return { ok: false, reason: 'transcript not available yet — this agent has not reported its session id' }
   const newest = await newestForCwd(home, cwds)
   if (!newest) return { ok: false, reason: 'transcript not available: no transcript file for this agent' }
   return { ok: true, located: newest }

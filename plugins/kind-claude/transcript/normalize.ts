@@ -1,5 +1,5 @@
 /** One claude JSONL line → 0..n entries (reference-facts §5.2). Never throws. */
-import { basename, cap, capRunes, isObj, oneLine, str, stripOutputControls as stripAnsi, OUTPUT_CAP, SUBTITLE_CAP, SUMMARY_CAP, TEXT_CAP, type RawEntry, type Role, type ToolInfo, type ToolResult, diffForEdit, diffForWrite, diffFromStructuredPatch } from '../../../lib/kit.ts'
+import { normalizeJsonLine, basename, cap, capRunes, isObj, oneLine, str, stripOutputControls as stripAnsi, OUTPUT_CAP, SUBTITLE_CAP, SUMMARY_CAP, TEXT_CAP, type RawEntry, type Role, type ToolInfo, type ToolResult, diffForEdit, diffForWrite, diffFromStructuredPatch } from '../../../lib/kit.ts'
 
 const DROPPED = new Set([
   'ai-title',
@@ -17,18 +17,7 @@ const DROPPED = new Set([
 ])
 
 export function normalizeClaudeLine(line: string): RawEntry[] {
-  let o: unknown
-  try {
-    o = JSON.parse(line)
-  } catch {
-    return [unparsed('system')]
-  }
-  if (!isObj(o)) return [unparsed('system')]
-  try {
-    return normalizeObject(o)
-  } catch {
-    return [unparsed('system')]
-  }
+  return normalizeJsonLine(line, normalizeObject)
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import { open, readdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { cwdsOf, isFile, SAFE_NAME, sessionValue, type LocateInput, type Location, type TranscriptHost } from '../../../lib/kit.ts'
+import { cwdsOf, sharesCwdWith, isFile, SAFE_NAME, sessionValue, type LocateInput, type Location, type TranscriptHost } from '../../../lib/kit.ts'
 
 export const codexHome = ({ home, env }: TranscriptHost) => env.CODEX_HOME?.trim() || join(home, '.codex')
 export const sessionsDir = (host: TranscriptHost) => join(codexHome(host), 'sessions')
@@ -75,8 +75,7 @@ export async function locateCodex({ agent, home, env, others }: LocateInput): Pr
   }
   const cwds = cwdsOf(agent)
   if (!cwds.length) return { ok: false, reason: 'transcript not available yet: this agent has not reported its session id' }
-  const twin = others?.some((o) => o.pane_id !== agent.pane_id && o.agent === agent.agent && cwdsOf(o).some((c) => cwds.includes(c)))
-  if (twin) return { ok: false, reason: 'transcript not available yet — this agent has not reported its session id' }
+  if (sharesCwdWith(agent, others)) return { ok: false, reason: 'transcript not available yet — this agent has not reported its session id' }
   const newest = await newestForCwd(host, cwds)
   if (!newest) return { ok: false, reason: 'transcript not available: no transcript file for this agent' }
   return { ok: true, located: newest }

@@ -12,7 +12,9 @@ import {
   capDiff,
   capRunes,
   isObj,
+  normalizeJsonLine,
   oneLine,
+  parseJsonRecord,
   str,
   stripOutputControls,
   OUTPUT_CAP,
@@ -47,18 +49,7 @@ const INJECTED = ['# AGENTS.md instructions for ', '<user_instructions>', '<envi
 const SHELL_TOOLS = new Set(['shell', 'container.exec', 'shell_command', 'exec_command', 'local_shell'])
 
 export function normalizeCodexLine(line: string): RawEntry[] {
-  let o: unknown
-  try {
-    o = JSON.parse(line)
-  } catch {
-    return [unparsed('system')]
-  }
-  if (!isObj(o)) return [unparsed('system')]
-  try {
-    return normalizeRecord(o)
-  } catch {
-    return [unparsed('system')]
-  }
+  return normalizeJsonLine(line, normalizeRecord)
 }
 
 /**
@@ -67,13 +58,8 @@ export function normalizeCodexLine(line: string): RawEntry[] {
  * below; a property test pins the two together.
  */
 export function countCodexLine(line: string): number {
-  let o: unknown
-  try {
-    o = JSON.parse(line)
-  } catch {
-    return 1
-  }
-  if (!isObj(o)) return 1
+  const o = parseJsonRecord(line)
+  if (!o) return 1
   const type = str(o.type)
   if (type === 'response_item') return isObj(o.payload) ? countItem(o.payload) : 1
   if (type === 'compacted') return 1

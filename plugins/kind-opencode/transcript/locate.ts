@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { cwdsOf, isFile, SAFE_NAME, sessionValue, type LocateInput, type Location, type TranscriptHost } from '../../../lib/kit.ts'
+import { cwdsOf, sharesCwdWith, isFile, SAFE_NAME, sessionValue, type LocateInput, type Location, type TranscriptHost } from '../../../lib/kit.ts'
 import { readRecord } from './store.ts'
 
 export const dataDir = ({ home, env }: TranscriptHost) => join(env.XDG_DATA_HOME?.trim() || join(home, '.local', 'share'), 'opencode')
@@ -53,8 +53,7 @@ export async function locateOpencode({ agent, home, env, others }: LocateInput):
   }
   const cwds = cwdsOf(agent)
   if (!cwds.length) return { ok: false, reason: 'transcript not available yet: this agent has not reported its session id' }
-  const twin = others?.some((o) => o.pane_id !== agent.pane_id && o.agent === agent.agent && cwdsOf(o).some((c) => cwds.includes(c)))
-  if (twin) return { ok: false, reason: 'transcript not available yet — this agent has not reported its session id' }
+  if (sharesCwdWith(agent, others)) return { ok: false, reason: 'transcript not available yet — this agent has not reported its session id' }
   if (sqliteOnly()) return { ok: false, reason: SQLITE_ONLY }
   let best: { id: string; updated: number } | null = null
   let seen = 0
