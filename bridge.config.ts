@@ -8,6 +8,10 @@ import herdrProxy from './plugins/herdr-proxy/index.ts'
 import events from './plugins/events/index.ts'
 import timeline from './plugins/timeline/index.ts'
 import push from './plugins/push/index.ts'
+import notifyFcm from './plugins/notify-fcm/index.ts'
+import notifyWebpush from './plugins/notify-webpush/index.ts'
+import notifyNtfy from './plugins/notify-ntfy/index.ts'
+import notifyWebhook from './plugins/notify-webhook/index.ts'
 import agentState from './plugins/agent-state/index.ts'
 import agentKinds from './plugins/agent-kinds/index.ts'
 import transcript from './plugins/transcript/index.ts'
@@ -47,6 +51,10 @@ export const defaultPlugins: PluginEntry[] = [
   events,
   timeline,
   push,
+  notifyFcm,
+  notifyWebpush,
+  notifyNtfy,
+  notifyWebhook,
   agentState,
   agentKinds,
   transcript,

@@ -95,7 +95,7 @@ async function checkSockets(env: NodeJS.ProcessEnv): Promise<Check[]> {
     sessions.map(async (s): Promise<Check | null> => {
       const path = sessionSocketPath(s, env)
       try {
-        const pong = await herdrRequest<{ version: string; protocol: number }>(path, 'ping', {}, { timeoutMs: 2000, session: s })
+        const pong = await herdrRequest<{ version: string; protocol: number }>(path, 'ping', {}, { timeoutMs: 5000, session: s })
         const older = Number(pong.protocol) < HERDR_PROTOCOL
         return {
           mark: older ? '✗' : '✓',

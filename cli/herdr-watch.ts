@@ -61,8 +61,9 @@ export function watchHerdr(o: WatchOptions): () => void {
 
   const nobody = async () => {
     if (found.size || stopped) return
-    const answers = await Promise.allSettled(o.herdr.sessions().map((s) => o.herdr.call(s, 'ping', {}, { timeoutMs: 2000 })))
-    if (found.size || stopped || answers.some((a) => a.status === 'fulfilled')) return
+    const answers = await Promise.allSettled(o.herdr.sessions().map((s) => o.herdr.call(s, 'ping', {}, { timeoutMs: 5000 })))
+    // A ping that timed out reached a socket that is there (a busy herdr, or a busy bridge): not "unreachable".
+    if (found.size || stopped || answers.some((a) => a.status === 'fulfilled' || (a.reason as { code?: string })?.code === 'timeout')) return
     o.log.warn(
       `no herdr session is reachable (looked at ${sessionSocketPath('default', o.env)} and ${herdrConfigDir(o.env)}/sessions/*/herdr.sock): install herdr, start it, or set HERDR_SOCKET_PATH`,
     )

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import type { BridgeConfig } from '../core/config.ts'
-import { gcloudAdcPath } from '../plugins/push/credentials.ts'
+import { gcloudAdcPath } from '../plugins/notify-fcm/credentials.ts'
 
 /**
  * The push credential files the bridge would try, in its order, and the first that exists.

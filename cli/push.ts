@@ -3,8 +3,8 @@ import { homedir } from 'node:os'
 import type { Agent } from 'node:http'
 import { loadConfig, updateStoredConfig } from '../core/config.ts'
 import { CliError } from './admin-client.ts'
-import { findCredential, describeCredential, gcloudAdcPath, CredentialError, MESSAGING_SCOPE, type FoundCredential } from '../plugins/push/credentials.ts'
-import { createFcmSender, useQuotaProject } from '../plugins/push/sender.ts'
+import { findCredential, describeCredential, gcloudAdcPath, CredentialError, MESSAGING_SCOPE, type FoundCredential } from '../plugins/notify-fcm/credentials.ts'
+import { createFcmSender, useQuotaProject } from '../plugins/notify-fcm/sender.ts'
 
 /**
  * `bridge push login --project <id>` and `bridge push status` (spec 1 §6.3). Both work on the

@@ -102,6 +102,8 @@ export default defineBridgePlugin({
         const d = await ctx.devices.remove(body.id.trim()).catch(storageFailure)
         if (!d) fail(404, `no device ${body.id}`)
         ctx.sockets.closeDevice(d.id)
+        // Channels that keep per-device state (web push subscriptions, mutes) drop it on this.
+        ctx.bus.publish('bridge', 'device_revoked', { id: d.id, name: d.name })
         ctx.log.info(`revoked device ${d.id} (${d.name})`)
         return { revoked: true, id: d.id, name: d.name }
       },

@@ -1,9 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { startSim, type Sim } from '../harness/sim.ts'
 import { cli, expectOneLineError, sandbox, startDaemon, type Daemon } from './helpers.ts'
 import { reachableAddresses, isTailnet } from '../../cli/addresses.ts'
+
+// Each CLI call is a new node process: on a loaded 2-core machine one can take seconds.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 })
 
 /** `serve` beside herdr: its session lines, `status`, `pair`, and run files for clients elsewhere. */
 

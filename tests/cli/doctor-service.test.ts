@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { execFileSync } from 'node:child_process'
@@ -7,6 +7,9 @@ import { startSim, type Sim } from '../harness/sim.ts'
 import { cli, expectOneLineError, freePort, sandbox } from './helpers.ts'
 import { launchdPlist, serviceSpec } from '../../cli/service.ts'
 import { REPO_ROOT } from '../harness/bridge.ts'
+
+// Each CLI call is a new node process: on a loaded 2-core machine one can take seconds.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 })
 
 const box = sandbox()
 let sim: Sim

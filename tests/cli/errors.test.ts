@@ -1,8 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createServer, type Server } from 'node:net'
 import { cli, expectOneLineError, freePort, sandbox, startDaemon, type Daemon } from './helpers.ts'
+
+// Each CLI call is a new node process: on a loaded 2-core machine one can take seconds.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 })
 
 /** Every CLI failure is one line on stderr, a non-zero exit and no stack (issue: "one line per error"). */
 

@@ -9,6 +9,9 @@ import { createHerdr } from '../../core/herdr/index.ts'
 import { watchHerdr } from '../../cli/herdr-watch.ts'
 import { sandbox, startDaemon, type Daemon } from './helpers.ts'
 
+// Each CLI call is a new node process: on a loaded 2-core machine one can take seconds.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 })
+
 /** What `serve` says about herdr when nothing answers, and for an older herdr. */
 
 const cleanup: (() => Promise<unknown> | void)[] = []

@@ -1,10 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { cpSync, existsSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { execa } from 'execa'
 import { createServer, type Server } from 'node:net'
 import { REPO_ROOT } from '../harness/bridge.ts'
 import { cli, expectOneLineError, sandbox, startDaemon, type Daemon } from './helpers.ts'
+
+// Each CLI call is a new node process: on a loaded 2-core machine one can take seconds.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 })
 
 /**
  * The package as a user gets it: `npm pack`, then `npm install -g` of the tarball into a temp

@@ -7,6 +7,7 @@ import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import type { BusEvent } from '../../core/bus.ts'
 import pairing from '../../plugins/pairing/index.ts'
 import push from '../../plugins/push/index.ts'
+import notifyFcm from '../../plugins/notify-fcm/index.ts'
 import { startFakeFcm, type FakeFcm } from './fake-fcm.ts'
 
 /**
@@ -53,7 +54,7 @@ beforeAll(async () => {
   bridge = await startBridge({
     home,
     env: { BRIDGE_SERVICE_ACCOUNT: sa, GOOGLE_APPLICATION_CREDENTIALS: '', GCE_METADATA_HOST: '127.0.0.1:1', CLOUDSDK_CONFIG: join(home, 'gcloud') },
-    user: { plugins: [pairing, [push, { httpAgent: fcm.agent }]] },
+    user: { plugins: [pairing, push, [notifyFcm, { httpAgent: fcm.agent }]] },
   })
   bridge.bridge.ctx.bus.subscribe({ deliver: (e) => void events.push(e) })
   await bridge.bridge.state(push)!.started

@@ -8,7 +8,7 @@ import { agentHref, parseRoute } from './route.ts'
 import { PairView } from './views/pair.ts'
 import { InboxView } from './views/inbox.ts'
 import { AgentView } from './views/agent.ts'
-import { enablePush, pushConfig, pushOn, pushSupported, syncPush, type SyncResult } from './push.ts'
+import { enablePush, enableWebPush, homeBridge, pushConfig, pushOn, pushSupported, syncPush, syncWebPush, webPushKey, type SyncResult } from './push.ts'
 import type { PushConfig } from './lib/push-state.ts'
 
 const feeds = new Map<string, FeedClient>()
@@ -72,6 +72,18 @@ export function App() {
     navigator.serviceWorker.addEventListener('message', onMessage)
     return () => navigator.serviceWorker.removeEventListener('message', onMessage)
   }, [push, bridges])
+  // Standard Web Push when the bridge offers a key and no Firebase config was set up.
+  const home = homeBridge(bridges)
+  const [vapid, setVapid] = useState<string | null>(null)
+  useEffect(() => void (pushSupported() && home ? webPushKey(home).then(setVapid) : setVapid(null)), [home?.url, home?.bearer])
+  useEffect(() => {
+    if (push || !vapid || !bridges.length || !pushOn()) return
+    const sync = () => void syncWebPush(vapid, bridges).then(reportPush, (err) => toast(`Alerts: ${errText(err)}`, 'error'))
+    sync()
+    const onMessage = (ev: MessageEvent) => ev.data?.type === 'push-subscription-change' && sync()
+    navigator.serviceWorker.addEventListener('message', onMessage)
+    return () => navigator.serviceWorker.removeEventListener('message', onMessage)
+  }, [push, vapid, bridges])
 
   const update = (list: SavedBridge[]) => {
     saveBridges(list)
@@ -103,7 +115,7 @@ export function App() {
     <header class="top">
       <a class="brand" href="#/">herdr</a>
       <nav class="row" aria-label="App">
-        ${push && bridges.length ? html`<${PushButton} config=${push} bridges=${bridges} />` : html`<${NotifyButton} />`}
+        ${push && bridges.length ? html`<${PushButton} config=${push} bridges=${bridges} />` : vapid && bridges.length ? html`<${WebPushButton} vapid=${vapid} bridges=${bridges} />` : html`<${NotifyButton} />`}
         <a class="button ghost small" href="#/pair">Add bridge</a>
       </nav>
     </header>
@@ -142,6 +154,30 @@ function PushButton({ config, bridges }: { config: PushConfig; bridges: SavedBri
   }
   return html`<button class="ghost small push-toggle" disabled=${busy || on} onClick=${enable}
     title="Get a notification on this device when an agent is blocked or done, even with this page closed">${busy ? 'Enabling push…' : on ? 'Push on' : 'Enable push'}</button>`
+}
+
+/** "Enable alerts" with standard Web Push: permission, the push worker, a subscription, then /webpush/subscribe. */
+function WebPushButton({ vapid, bridges }: { vapid: string; bridges: SavedBridge[] }) {
+  const [perm, setPerm] = useState(Notification.permission)
+  const [on, setOn] = useState(pushOn)
+  const [busy, setBusy] = useState(false)
+  if (perm === 'denied') return null
+  async function enable() {
+    setBusy(true)
+    try {
+      const r = await enableWebPush(vapid, bridges)
+      setOn(true)
+      reportPush(r)
+      if (!r.failed.length) toast('Alerts are on for this browser')
+    } catch (err) {
+      toast(`Alerts not enabled: ${errText(err)}`, 'error')
+    } finally {
+      setPerm(Notification.permission)
+      setBusy(false)
+    }
+  }
+  return html`<button class="ghost small alerts-toggle" disabled=${busy || on} onClick=${enable}
+    title="Get a notification on this device when an agent is blocked or done, even with this page closed">${busy ? 'Enabling alerts…' : on ? 'Alerts on' : 'Enable alerts'}</button>`
 }
 
 /** `#/open/<server_id>/<pane>` from a push notification: the bridge whose server_id matches, never another. */

@@ -9,6 +9,7 @@ import { capsOf, loadKinds, type KindCaps } from '../lib/kinds.ts'
 import { TerminalView } from './terminal.ts'
 import { TranscriptView } from './transcript.ts'
 import { DiffView } from './diff.ts'
+import { MuteToggle } from './mute.ts'
 
 interface Props {
   api: Api
@@ -49,6 +50,7 @@ export function AgentView({ api, bridgeKey, pane, tab: asked, agent, plain }: Pr
         <a class="button ghost" href="#/" aria-label="Back to the inbox">←</a>
         <h1 class="agent-name">${agent ? agentTitle(agent) : pane}</h1>
         ${agent && badge(agent.agent_status)}
+        ${!plain && html`<${MuteToggle} api=${api} pane=${pane} />`}
       </header>
       <nav class="tabs" aria-label="Agent views">
         ${tabs.map(([t, label]) => html`<a href=${agentHref(bridgeKey, pane, t)} class=${t === tab ? 'tab active' : 'tab'} aria-current=${t === tab ? 'page' : undefined}>${label}</a>`)}
