@@ -1,33 +1,25 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { H3, toNodeHandler, type H3Event } from 'h3'
-import crossws from 'crossws/adapters/node'
-import type { Peer } from 'crossws'
+import { toNodeHandler } from 'h3'
 import { consola, type ConsolaInstance } from 'consola'
-import * as v from 'valibot'
 import type { BridgeConfig, BridgeUserConfig } from './config.ts'
 import { splitAddr } from './config.ts'
-import { loadPlugins, setupPlugins, type MountedRoute, type MountedWs, type LoadedPlugins } from './loader.ts'
-import type { AuthInfo, PluginContext, PluginDef, ServerInfo, WsContext } from './plugin.ts'
-import { authenticate, credentialOf } from './auth.ts'
+import { loadPlugins, setupPlugins, type LoadedPlugins } from './loader.ts'
+import type { PluginContext, PluginDef, ServerInfo } from './plugin.ts'
 import { createCors } from './cors.ts'
-import { errorResponse, HttpError, json, text, unauthorized } from './respond.ts'
 import { createBus, type Bus } from './bus.ts'
-import { createHerdr, HerdrError, type Herdr } from './herdr/index.ts'
+import { createHerdr, type Herdr } from './herdr/index.ts'
 import { startIngest, type Ingest, type IngestOptions } from './herdr/ingest.ts'
 import { createAgentKindRegistry } from './agent-kinds.ts'
 import { exec } from './exec.ts'
 import { createBridgeStorage, createDeviceStore } from '../storage/index.ts'
-import { createAuditLog, auditActor } from './audit.ts'
+import { createAuditLog } from './audit.ts'
 import { createDeviceSockets } from './device-sockets.ts'
+import { createHttpApp } from './http.ts'
+import { createWebSockets } from './websockets.ts'
 
-const MAX_JSON_BODY = 1024 * 1024
-/**
- * Largest inbound WebSocket message. Clients send only small control frames and keystrokes;
- * ws's own default (100 MiB) would let one socket make the bridge buffer that much. Bigger
- * frames are refused with 1009 as soon as their header announces the size.
- */
-export const MAX_WS_MESSAGE = 1024 * 1024
+export { MAX_WS_MESSAGE } from './websockets.ts'
+export { errorToResponse } from './http.ts'
 
 export interface BridgeOptions {
   config: BridgeConfig
@@ -89,101 +81,7 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
   // Started after the plugins so their bus subscriptions see the first multiplexer_connected.
   const ingest: Ingest | null = opts.ingest === false ? null : startIngest({ herdr, bus, log: log.withTag('ingest') }, opts.ingest ?? {})
 
-  const app = new H3()
-
-  const dispatch = async (event: H3Event, byMethod: Map<string, MountedRoute>): Promise<Response> => {
-    const request = event.req as Request
-    const url = new URL(request.url)
-    const method = request.method === 'HEAD' ? 'GET' : request.method
-    const route = byMethod.get(method) ?? [...byMethod.values()][0]
-    // Auth comes first, before validation, method checks or any herdr call or disk read.
-    const auth = authenticate(route.auth, credentialOf(request, url, !!route.queryToken), config.admin_token, devices)
-    if (!auth) return unauthorized()
-    const style = route.errors ?? 'text'
-    if (!byMethod.has(method)) return errorResponse(405, `${[...byMethod.keys()].join(', ')} only`, style, { allow: [...byMethod.keys()].join(', ') })
-    const seen: Seen = { query: {}, body: undefined, valid: false }
-    const res = await runRoute(route, event, request, url, method, auth, style, seen)
-    if (method !== 'GET' && route.audit !== false) {
-      let fields
-      try {
-        fields = seen.valid ? route.audit?.({ query: seen.query, body: seen.body }) : undefined
-      } catch {
-        fields = undefined
-      }
-      audit.record({
-        ts: Date.now(),
-        device: auditActor(auth),
-        route: `${method} ${url.pathname}`,
-        ...fields,
-        status: res.status,
-        ...(route.bodyType === 'raw' ? { bytes: Number(request.headers.get('content-length') ?? 0) } : {}),
-      })
-    }
-    return res
-  }
-
-  const runRoute = async (
-    route: MountedRoute,
-    event: H3Event,
-    request: Request,
-    url: URL,
-    method: string,
-    auth: AuthInfo,
-    style: 'text' | 'json',
-    seen: Seen,
-  ): Promise<Response> => {
-    try {
-      seen.query = route.query ? parseWith(route.query, Object.fromEntries(url.searchParams), route.invalid) : Object.fromEntries(url.searchParams)
-      if (route.bodyType !== 'raw' && method !== 'GET') {
-        seen.body = await readJsonBody(request, route.invalid)
-        if (route.body) seen.body = parseWith(route.body, seen.body, route.invalid)
-      }
-      seen.valid = true
-      const { ctx, state } = plugin(route.plugin)
-      const out = await route.handler({ event, query: seen.query, body: seen.body, auth, ctx, state })
-      if (out instanceof Response) return out
-      if (out === undefined || out === null) return new Response(null, { status: 204 })
-      if (typeof out === 'string') return text(out)
-      return json(out)
-    } catch (err) {
-      return errorToResponse(err, style, log, `${method} ${url.pathname}`)
-    }
-  }
-
-  /** Validates a WebSocket route's query, then asks the route whether to accept. */
-  const acceptWs = (route: MountedWs, request: Request, url: URL, auth: AuthInfo) => {
-    const query = route.query ? parseWith(route.query, Object.fromEntries(url.searchParams)) : Object.fromEntries(url.searchParams)
-    const { ctx, state } = plugin(route.plugin)
-    return route.accept ? route.accept({ request, url, query, auth, ctx, state }) : undefined
-  }
-
-  for (const [path, byMethod] of loaded.routes) {
-    if (path === '/**') continue
-    app.all(path, (event) => dispatch(event, byMethod))
-  }
-  for (const [path, ws] of loaded.websockets) {
-    // A plain GET on a WebSocket path: auth, then the route's own verdict (404 …), then 426.
-    app.all(path, async (event) => {
-      const request = event.req as Request
-      const url = new URL(request.url)
-      const auth = authenticate(ws.auth, credentialOf(request, url, !!ws.queryToken), config.admin_token, devices)
-      if (!auth) return unauthorized()
-      try {
-        const accepted = await acceptWs(ws, request, url, auth)
-        if (accepted instanceof Response) return accepted
-      } catch (err) {
-        return errorToResponse(err, 'text', log, `GET ${url.pathname}`)
-      }
-      return text('upgrade required: this is a WebSocket route', 426, { upgrade: 'websocket' })
-    })
-  }
-  const fallback = loaded.routes.get('/**')
-  // The catch-all serves pages; any other method on an unknown path is a wrong path, not a
-  // wrong method (a typo'd POST /aprove should say so).
-  app.all('/**', (event) => {
-    const m = (event.req as Request).method === 'HEAD' ? 'GET' : (event.req as Request).method
-    return fallback?.has(m) ? dispatch(event, fallback) : text('not found', 404)
-  })
+  const app = createHttpApp(loaded, { config, devices, audit, log, plugin })
 
   const fetch = async (request: Request): Promise<Response> => {
     const started = performance.now()
@@ -193,51 +91,7 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
     return res
   }
 
-  const ws = crossws({
-    serverOptions: { maxPayload: MAX_WS_MESSAGE },
-    resolve: (request: Request) => {
-      const url = new URL(request.url)
-      const route = loaded.websockets.get(url.pathname)
-      if (!route) return { upgrade: () => text('not found', 404) }
-      const { ctx: rctx, state } = plugin(route.plugin)
-      const wsCtx = (peer: Peer) => peer.context.ws as WsContext
-      return {
-        upgrade: async (req: Request) => {
-          const auth = authenticate(route.auth, credentialOf(req, url, !!route.queryToken), config.admin_token, devices)
-          if (!auth) return unauthorized()
-          const ticket = auth.deviceId ? deviceSockets.beginUpgrade(auth.deviceId) : null
-          try {
-            const accepted = await acceptWs(route, req, url, auth)
-            if (accepted instanceof Response) return accepted
-            // Revoked while `accept` awaited (a pane lookup): the credential no longer holds.
-            if (ticket?.revoked) return unauthorized()
-            return { context: { ws: { auth, url, ctx: rctx, state, accepted } satisfies WsContext } }
-          } catch (err) {
-            return errorToResponse(err, 'text', log, `WS ${url.pathname}`)
-          } finally {
-            ticket?.done()
-          }
-        },
-        open: (peer: Peer) => {
-          const w = wsCtx(peer)
-          if (w.auth.deviceId && !deviceSockets.admit(w.auth.deviceId, peer)) {
-            w.revoked = true
-            return peer.close(1008, 'device revoked')
-          }
-          return route.open(peer, w)
-        },
-        message: (peer: Peer, message) => (wsCtx(peer).revoked ? undefined : route.message?.(peer, message, wsCtx(peer))),
-        close: (peer: Peer, details) => {
-          const w = wsCtx(peer)
-          if (w?.auth.deviceId) deviceSockets.forget(w.auth.deviceId, peer)
-          // A socket refused at `open` was never handed to the route.
-          if (w?.revoked) return
-          return route.close?.(peer, w, details)
-        },
-        error: (peer: Peer, error) => log.debug(`websocket ${url.pathname}: ${error?.message ?? error}`),
-      }
-    },
-  })
+  const ws = createWebSockets(loaded, { config, devices, deviceSockets, log, plugin })
 
   let server: Server | null = null
   return {
@@ -283,66 +137,3 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
   }
 }
 
-/** What the handler saw, kept for the audit line (bodies are logged by length only). */
-interface Seen {
-  query: Record<string, any>
-  body: unknown
-  /** Both passed validation, so the route's audit hook may read them. */
-  valid: boolean
-}
-
-function parseWith(schema: v.GenericSchema, input: unknown, invalid?: string): any {
-  const r = v.safeParse(schema, input)
-  if (r.success) return r.output
-  if (invalid) throw new HttpError(400, invalid)
-  const issue = r.issues[0]
-  const path = issue.path?.map((p) => String(p.key)).join('.')
-  // Schemas may already name the field in their message ("code: want a string", "want ?pane=").
-  const named = !path || issue.message.startsWith(`${path}:`) || issue.message.startsWith(`${path} `) || issue.message.includes(`?${path}=`)
-  throw new HttpError(400, named ? issue.message : `${path}: ${issue.message}`)
-}
-
-async function readJsonBody(request: Request, invalid?: string): Promise<unknown> {
-  const len = Number(request.headers.get('content-length') ?? '0')
-  if (len > MAX_JSON_BODY) throw new HttpError(413, `body over ${MAX_JSON_BODY} bytes`)
-  const raw = await readCapped(request, MAX_JSON_BODY)
-  if (!raw.trim()) return {}
-  try {
-    return JSON.parse(raw)
-  } catch {
-    throw new HttpError(400, invalid ?? 'body is not valid JSON')
-  }
-}
-
-/**
- * The body as text, refused with 413 as soon as it passes `max` bytes: a chunked body has no
- * Content-Length to check up front, and `request.text()` would buffer all of it first.
- */
-async function readCapped(request: Request, max: number): Promise<string> {
-  if (!request.body) return ''
-  const reader = request.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > max) {
-      reader.cancel().catch(() => {})
-      throw new HttpError(413, `body over ${max} bytes`)
-    }
-    chunks.push(value)
-  }
-  return Buffer.concat(chunks).toString('utf8')
-}
-
-/** Maps what a handler threw to a response: its own HttpError, herdr's errors, else a logged 500. */
-export function errorToResponse(err: unknown, style: 'text' | 'json', log: ConsolaInstance, where: string): Response {
-  if (err instanceof HttpError) return errorResponse(err.status, err.message, style, err.headers)
-  if (err instanceof HerdrError) {
-    if (err.code === 'session_not_found') return errorResponse(404, err.message, style)
-    return errorResponse(502, `herdr: ${err.code}: ${err.message}`, style)
-  }
-  log.error(`${where} failed:`, err)
-  return errorResponse(500, 'internal error (see the bridge log)', style)
-}

@@ -59,8 +59,6 @@ export {
   unparsedEntry,
   parseJsonRecord,
   normalizeJsonLine,
-  // Tool output: CSI, OSC and C0 controls but \n and \t removed (keeps \r\n as it is).
-  stripAnsi as stripOutputControls,
   type Role,
   type EntryKind,
   type ToolInfo,
@@ -78,5 +76,7 @@ export { scanLines } from './transcript/lines.ts'
 export { readTailLines, lastTimestamp, timestampOf, TAIL_BYTES } from './transcript/activity.ts'
 export { summarizeTail, summarizeEntries } from './transcript/summary.ts'
 export { newestPage, olderPage, clampLimit, NEWEST_PAGE, OLDER_DEFAULT, OLDER_MAX, type Page } from './transcript/paging.ts'
+// A bounded cache (size, optional TTL) for what a kind looks up repeatedly.
+export { createCache, type Cache } from './cache.ts'
 // Command and skill files.
 export { parseFrontmatter, readHead, FRONTMATTER_BYTES } from './frontmatter.ts'

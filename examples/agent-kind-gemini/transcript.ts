@@ -20,7 +20,7 @@ import {
   sessionValue,
   sharesCwdWith,
   str,
-  stripOutputControls,
+  stripAnsi,
   OUTPUT_CAP,
   SUMMARY_CAP,
   TEXT_CAP,
@@ -97,7 +97,7 @@ function toolEntries(call: Record<string, any>, ts: string | undefined): RawEntr
   const status = str(call.status)
   if (status === 'success' || status === 'error' || status === 'cancelled') {
     const shown = typeof call.resultDisplay === 'string' ? call.resultDisplay : resultText(call.result)
-    const c = capRunes(stripOutputControls(shown).trim(), OUTPUT_CAP)
+    const c = capRunes(stripAnsi(shown).trim(), OUTPUT_CAP)
     out.push({
       id: `result-${id}`,
       ...(at ? { ts: at } : {}),

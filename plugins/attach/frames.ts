@@ -4,6 +4,7 @@
  */
 
 import * as v from 'valibot'
+import { stripAnsi } from '../../lib/text.ts'
 
 export const SIZE_MAX = 1000
 /** The reference bridge's initial PTY size; the client sends its real size right after connecting. */
@@ -98,8 +99,7 @@ export const releaseLine = () => JSON.stringify({ type: 'terminal.release' }) + 
 /** CRLF line endings, idempotent (CRLF → LF → CRLF), trailing blank lines dropped; null when blank. */
 export function historyFrame(text: string): Buffer | null {
   const lf = text.replace(/\r\n/g, '\n').replace(/\n+$/, '')
-  // eslint-disable-next-line no-control-regex
-  if (!lf.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').trim()) return null
+  if (!stripAnsi(lf).trim()) return null
   return Buffer.from(lf.replace(/\n/g, '\r\n') + '\r\n', 'utf8')
 }
 

@@ -1,10 +1,9 @@
-import { join } from 'node:path'
 import * as v from 'valibot'
-import { defineBridgePlugin, defineBridgeRoute, type PluginContext } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
 import { fail } from '../../core/respond.ts'
 import { qualifyId } from '../../core/herdr/ids.ts'
 import type { AgentInfo } from '../../core/herdr/index.ts'
-import { readJsonFile, writeFileAtomic } from '../../storage/atomic-file.ts'
+import { readJson } from '../../storage/index.ts'
 import { createRecorder, type Recorder, type AgentRow } from './recorder.ts'
 
 /**
@@ -23,10 +22,12 @@ export interface TimelineOptions {
 interface TimelineState {
   rec?: Recorder
   rebuild(session: string): Promise<void>
-  flush(): void
+  flush(): Promise<void>
   timer?: NodeJS.Timeout
 }
 const route = defineBridgeRoute.with<TimelineState | undefined>()
+/** Storage key: `<data dir>/timeline.json`. */
+const KEY = 'timeline.json'
 const DEFAULT_LIMIT = 100
 const MAX_LIMIT = 500
 
@@ -73,37 +74,48 @@ export default defineBridgePlugin({
         ),
         limit: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(500)),
       }),
+      query: v.object({
+        limit: v.optional(
+          v.pipe(
+            v.string(),
+            v.check((raw) => parseLimit(raw) !== null, 'limit must be a positive integer'),
+            v.transform((raw) => parseLimit(raw)!),
+            v.description(`entries to return, 1..${MAX_LIMIT} (default ${DEFAULT_LIMIT}; larger values are capped)`),
+          ),
+          String(DEFAULT_LIMIT),
+        ),
+        pane: v.pipe(v.optional(v.string(), ''), v.description('only this pane (session-qualified id)')),
+      }),
       handler({ query, state }) {
         const rec = state?.rec
         if (!rec) fail(503, 'timeline recorder not running')
-        const limit = parseLimit(query.limit)
-        if (limit === null) fail(400, 'limit must be a positive integer')
-        const pane = typeof query.pane === 'string' && query.pane ? query.pane : undefined
-        return { entries: rec.list(limit, pane), limit }
+        return { entries: rec.list(query.limit, query.pane || undefined), limit: query.limit }
       },
     }),
   ],
-  setup(ctx, options: TimelineOptions = {}): TimelineState | undefined {
+  async setup(ctx, options: TimelineOptions = {}): Promise<TimelineState | undefined> {
     if (options.enabled === false) return undefined
-    const file = join(ctx.config.data_dir, 'timeline.json')
     let initial: unknown = []
     try {
-      initial = readJsonFile(file, 'timeline') ?? []
+      initial = (await readJson(ctx.storage, KEY, 'timeline')) ?? []
     } catch (err) {
       ctx.log.warn(`${(err as Error).message}; starting an empty timeline`)
     }
     const rec = createRecorder({ now: ctx.now, initial })
 
-    const flush = () => {
-      rec.prune()
-      if (!rec.dirty) return
-      try {
-        writeFileAtomic(file, JSON.stringify(rec.entries()))
-        rec.markClean()
-      } catch (err) {
-        ctx.log.warn(`timeline: cannot write ${file}: ${(err as Error).message}`)
-      }
-    }
+    // Writes go through the bridge's storage (atomic, 0600), one at a time.
+    let writing: Promise<void> = Promise.resolve()
+    const flush = () =>
+      (writing = writing.then(async () => {
+        rec.prune()
+        if (!rec.dirty) return
+        try {
+          await ctx.storage.setItemRaw(KEY, JSON.stringify(rec.entries()))
+          rec.markClean()
+        } catch (err) {
+          ctx.log.warn(`timeline: cannot write ${KEY} in the data dir: ${(err as Error).message}`)
+        }
+      }))
     const timer = setInterval(flush, options.flushMs ?? 5000)
     timer.unref?.()
 
@@ -120,10 +132,10 @@ export default defineBridgePlugin({
 
     return { rec, rebuild, flush, timer }
   },
-  dispose(state) {
+  async dispose(state) {
     if (!state) return
     clearInterval(state.timer)
-    state.flush()
+    await state.flush()
   },
   subscribe: [
     {

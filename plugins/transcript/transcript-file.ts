@@ -6,6 +6,7 @@
 import { open, stat, type FileHandle } from 'node:fs/promises'
 import { scanLines } from '../../lib/transcript/lines.ts'
 import type { Entry, RawEntry } from '../../lib/transcript/entry.ts'
+import { createCache } from '../../lib/cache.ts'
 
 export type Normalizer = (line: string) => RawEntry[]
 /** Entries a line yields, without building them (the index pass); defaults to normalize().length. */
@@ -178,16 +179,11 @@ export class TranscriptFile {
   }
 }
 
-const cache = new Map<string, TranscriptFile>()
 const CACHE_MAX = 16
+const cache = createCache<string, TranscriptFile>({ max: CACHE_MAX })
 
 /** One shared index per file and reader, so reconnects and parallel streams skip the indexing pass. */
 export function openTranscript(path: string, normalize: Normalizer, key = '', count?: Counter): TranscriptFile {
   const id = `${key}\0${path}`
-  let f = cache.get(id)
-  if (f) cache.delete(id)
-  else f = new TranscriptFile(path, normalize, count)
-  cache.set(id, f)
-  while (cache.size > CACHE_MAX) cache.delete(cache.keys().next().value!)
-  return f
+  return cache.get(id) ?? cache.set(id, new TranscriptFile(path, normalize, count))
 }

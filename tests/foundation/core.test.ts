@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import * as v from 'valibot'
 import { mkdtempSync, readFileSync, statSync, writeFileSync, mkdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -27,9 +28,12 @@ function probe() {
         method: 'POST',
         path: '/probe',
         auth: 'device',
+        body: v.object({ pane: v.optional(v.string()), text: v.optional(v.string()) }),
         audit: ({ body }) => ({ pane: body.pane, text_length: body.text?.length }),
         handler: () => (calls.route++, { ok: true }),
       }),
+      // Echoes what the core hands a handler without schemas: nothing the document would not list.
+      defineBridgeRoute({ method: 'POST', path: '/probe/echo', auth: 'device', audit: false, handler: ({ query, body }) => ({ query, body }) }),
       defineBridgeRoute({ method: 'GET', path: '/probe/admin', auth: 'admin', errors: 'json', handler: () => (calls.route++, { ok: true }) }),
     ],
     websockets: [
@@ -212,6 +216,18 @@ describe('web page', () => {
       expect(res.headers.get('content-type')).toMatch(/^text\/html/)
       expect(await res.text()).toMatch(/<title>[^<]*herdr/)
     }
+  })
+})
+
+describe('validation', () => {
+  it('hands a handler only the query and body its schemas declare', async () => {
+    b = await startBridge({ user: { plugins: [pairing, probe().plugin, web] } })
+    const res = await b.request('/probe/echo?pane=w1:p1&extra=1', { method: 'POST', json: { pane: 'w1:p1' } })
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual({ query: {}, body: {} })
+    const bad = await b.request('/probe/echo', { method: 'POST', body: '{"pane":', headers: { 'content-type': 'application/json' } })
+    expect(bad.status).toBe(400)
+    expect(await bad.text()).toBe('body is not valid JSON')
   })
 })
 

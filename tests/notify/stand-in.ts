@@ -61,7 +61,11 @@ export async function startStandIn(): Promise<StandIn> {
       const path = req.url ?? '/'
       const r: Received = { method: req.method ?? '', path, headers: req.headers, body: Buffer.concat(chunks), at: Date.now() }
       received.push(r)
-      for (const w of [...waiters]) if (w.pred(r)) waiters.splice(waiters.indexOf(w), 1), w.resolve(r)
+      for (const w of [...waiters]) {
+        if (!w.pred(r)) continue
+        waiters.splice(waiters.indexOf(w), 1)
+        w.resolve(r)
+      }
       const list = answers.get(path) ?? [201]
       const a = list.length > 1 ? list.shift()! : list[0]
       if (a === 'stall') {

@@ -9,6 +9,7 @@ import pairing from '../../plugins/pairing/index.ts'
 import push from '../../plugins/push/index.ts'
 import notifyFcm from '../../plugins/notify-fcm/index.ts'
 import { startFakeFcm, type FakeFcm } from './fake-fcm.ts'
+import { until as waitUntil } from '../harness/wait.ts'
 
 /**
  * Push driven end to end: agent states change in the herdr simulator, the bridge's ingester
@@ -26,15 +27,8 @@ let fresh: string
 
 const setStatus = (pane: string, state: string) => sim.request('sim.set_status', { pane_id: pane, state, agent: 'sim-agent' })
 
-async function until<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const v = await fn()
-    if (v) return v
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; bus saw ${events.map((e) => `${e.type}:${JSON.stringify(e.payload).slice(0, 80)}`).join(' | ')}`)
-    await new Promise((r) => setTimeout(r, 25))
-  }
-}
+const until = <T>(what: string, fn: () => T | Promise<T>, timeoutMs?: number) =>
+  waitUntil(fn, () => `${what}; bus saw ${events.map((e) => `${e.type}:${JSON.stringify(e.payload).slice(0, 80)}`).join(' | ')}`, timeoutMs)
 
 beforeAll(async () => {
   fcm = await startFakeFcm()

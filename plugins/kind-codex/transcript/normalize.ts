@@ -16,7 +16,7 @@ import {
   oneLine,
   parseJsonRecord,
   str,
-  stripOutputControls,
+  stripAnsi,
   OUTPUT_CAP,
   SUMMARY_CAP,
   TEXT_CAP,
@@ -269,7 +269,7 @@ export function toolResult(callId: string, out: unknown): ToolResult {
     text = str(out.content) ?? ''
     if (out.success === false) result.ok = false
   }
-  text = stripOutputControls(text).trim()
+  text = stripAnsi(text).trim()
   if (text) {
     const c = capRunes(text, OUTPUT_CAP)
     result.output_summary = c.text

@@ -3,7 +3,7 @@
  * writing it: text and reasoning once their `time.end` is set (or the message completed), a
  * tool's call once its input is known (running), its result once it completed or failed.
  */
-import { basename, cap, capRunes, compact, diffForEdit, diffForWrite, isObj, oneLine, str, stripOutputControls, OUTPUT_CAP, SUMMARY_CAP, TEXT_CAP, type RawEntry, type ToolInfo } from '../../../lib/kit.ts'
+import { basename, cap, capRunes, compact, diffForEdit, diffForWrite, isObj, oneLine, str, stripAnsi, OUTPUT_CAP, SUMMARY_CAP, TEXT_CAP, type RawEntry, type ToolInfo } from '../../../lib/kit.ts'
 
 export interface StoredMessage {
   id: string
@@ -68,7 +68,7 @@ function toolEntries(part: Record<string, any>, base: (suffix?: string) => { id:
   const out: PartEntry[] = [{ key: `${part.id}:call`, entry: { ...base(), role: 'assistant', kind: 'tool_call', tool: toolInfo(callId, str(part.tool) ?? '', state), parsed: true } }]
   if (status === 'completed' || status === 'error') {
     const raw = status === 'error' ? str(state.error) ?? '' : str(state.output) ?? ''
-    const text = stripOutputControls(raw).trim()
+    const text = stripAnsi(raw).trim()
     const result: NonNullable<RawEntry['result']> = { for_id: callId, ok: status === 'completed' }
     if (text) {
       const c = capRunes(text, OUTPUT_CAP)
