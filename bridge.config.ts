@@ -13,6 +13,7 @@ import notifyWebpush from './plugins/notify-webpush/index.ts'
 import notifyNtfy from './plugins/notify-ntfy/index.ts'
 import notifyWebhook from './plugins/notify-webhook/index.ts'
 import agentState from './plugins/agent-state/index.ts'
+import agentKinds from './plugins/agent-kinds/index.ts'
 import transcript from './plugins/transcript/index.ts'
 import diff from './plugins/diff/index.ts'
 import branches from './plugins/branches/index.ts'
@@ -26,40 +27,55 @@ import ports from './plugins/ports/index.ts'
 import usage from './plugins/usage/index.ts'
 import browse from './plugins/browse/index.ts'
 import web from './plugins/web/index.ts'
+import kindClaude from './plugins/kind-claude/index.ts'
+import kindCodex from './plugins/kind-codex/index.ts'
+import kindOpencode from './plugins/kind-opencode/index.ts'
+import kindPi from './plugins/kind-pi/index.ts'
+import kindHermes from './plugins/kind-hermes/index.ts'
+import kindGeneric from './plugins/kind-generic/index.ts'
+import type { PluginEntry } from './core/plugin.ts'
 
 /**
  * Which plugins run, and their options (`[plugin, { …options }]`). Remove a line to turn a
- * capability off; its routes then answer 404 like an older bridge. `web` comes last because it
- * serves every unlisted GET path.
+ * capability off; its routes then answer 404 like an older bridge. Remove a `kind-*` line to drop
+ * exactly that agent kind's support. `web` comes last because it serves every unlisted GET path.
+ * A user config (`bridge serve --config`, docs/agent-kinds.md) starts from this list.
  */
-export default defineConfig({
-  plugins: [
-    pairing,
-    health,
-    openapi,
-    snapshot,
-    control,
-    herdrProxy,
-    events,
-    timeline,
-    push,
-    notifyFcm,
-    notifyWebpush,
-    notifyNtfy,
-    notifyWebhook,
-    agentState,
-    transcript,
-    diff,
-    branches,
-    attachments,
-    attach,
-    agentLifecycle,
-    panes,
-    commands,
-    suggestions,
-    ports,
-    usage,
-    browse,
-    web,
-  ],
-})
+export const defaultPlugins: PluginEntry[] = [
+  pairing,
+  health,
+  openapi,
+  snapshot,
+  control,
+  herdrProxy,
+  events,
+  timeline,
+  push,
+  notifyFcm,
+  notifyWebpush,
+  notifyNtfy,
+  notifyWebhook,
+  agentState,
+  agentKinds,
+  transcript,
+  diff,
+  branches,
+  attachments,
+  attach,
+  agentLifecycle,
+  panes,
+  commands,
+  suggestions,
+  ports,
+  usage,
+  browse,
+  kindClaude,
+  kindCodex,
+  kindOpencode,
+  kindPi,
+  kindHermes,
+  kindGeneric,
+  web,
+]
+
+export default defineConfig({ plugins: defaultPlugins })

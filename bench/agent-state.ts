@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startStack } from '../tests/harness/stack.ts'
-import { parseClaudeScreen, summarizeClaude } from '../plugins/agent-state/kinds/claude.ts'
+import { parseClaudeScreen, summarizeClaude } from '../plugins/kind-claude/screen.ts'
 import { screenLines } from '../lib/text.ts'
 
 async function time(n: number, fn: () => unknown | Promise<unknown>): Promise<number> {

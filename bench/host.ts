@@ -8,8 +8,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { procListeners } from '../lib/ports/proc.ts'
-import { claudeCommands } from '../plugins/commands/claude.ts'
-import { readHead } from '../plugins/commands/frontmatter.ts'
+import { claudeCommands } from '../plugins/kind-claude/commands.ts'
+import { readHead } from '../lib/frontmatter.ts'
 import { listDirectory } from '../plugins/browse/list.ts'
 
 async function time(n: number, fn: () => unknown): Promise<number> {

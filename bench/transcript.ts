@@ -9,7 +9,7 @@ import { mkdirSync, openSync, writeSync, closeSync, statSync } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { join } from 'node:path'
 import { startStack } from '../tests/harness/stack.ts'
-import { encodeCwd } from '../plugins/transcript/claude/locate.ts'
+import { encodeCwd } from '../plugins/kind-claude/transcript/locate.ts'
 import { connect } from '../tests/transcript/ws-client.ts'
 
 const LINES = Number(process.env.BENCH_TRANSCRIPT_LINES ?? 1_000_000)

@@ -10,8 +10,9 @@ const serveCmd = defineCommand({
   args: {
     ...dirArg,
     addr: { type: 'string', description: 'Listen address host:port (default $BRIDGE_ADDR or 127.0.0.1:8787)' },
+    config: { type: 'string', description: 'Plugin config file, .ts or .js (default $BRIDGE_CONFIG, else <data dir>/bridge.config.ts when present)' },
   },
-  run: async ({ args }) => (await import('./serve.ts')).serve({ dir: args.dir, addr: args.addr }),
+  run: async ({ args }) => (await import('./serve.ts')).serve({ dir: args.dir, addr: args.addr, config: args.config }),
 })
 
 const pairCmd = defineCommand({

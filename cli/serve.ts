@@ -1,25 +1,28 @@
 import { consola } from 'consola'
-import { loadConfig, type BridgeConfig } from '../core/config.ts'
+import { loadConfig, resolveDataDir, type BridgeConfig, type BridgeUserConfig } from '../core/config.ts'
 import { createBridge, type Bridge } from '../core/server.ts'
-import userConfig from '../bridge.config.ts'
 import { baseOfAddr } from './admin-client.ts'
 import { CliError, bridgeCommand } from './errors.ts'
 import { writeRunFile } from './runfile.ts'
 import { watchHerdr } from './herdr-watch.ts'
+import { loadUserConfig } from './user-config.ts'
 
 export interface ServeOptions {
   dir?: string
   addr?: string
-  // `--config <file>` (user config loading) plugs in here: it yields the BridgeUserConfig below.
+  /** `--config <file>`; else BRIDGE_CONFIG, else `<data dir>/bridge.config.ts` when present, else the built-in list. */
+  config?: string
 }
 
 export async function serve(opts: ServeOptions): Promise<void> {
   // consola lowers its level under CI/test env vars; a daemon's log level is ours to set.
   consola.level = process.env.BRIDGE_LOG_LEVEL ? Number(process.env.BRIDGE_LOG_LEVEL) : 3
   const log = consola.withTag('bridge')
-  const config = loadServeConfig(opts)
+  const { config: userConfig, file } = await loadUserConfig({ flag: opts.config, env: process.env, dataDir: resolveDataDir(opts.dir) })
+  const config = loadServeConfig(opts, userConfig)
   const bridge = await createBridge({ config, user: userConfig, log })
   const { url, port } = await listenOrExplain(bridge, config)
+  log.info(`plugins from ${file ?? 'the built-in list'}: ${userConfig.plugins.map((e) => (Array.isArray(e) ? e[0] : e).name).join(', ')}`)
   log.info(`listening on ${url}`)
   log.info(`data dir ${config.data_dir}; pair a device with \`${bridgeCommand('pair')}\``)
   const removeRunFile = writeRunFile(port, { pid: process.pid, url, data_dir: config.data_dir })
@@ -44,7 +47,7 @@ function ingestStates(bridge: Bridge): Record<string, string> {
 }
 
 /** The config with --addr applied, refusing what cannot run before anything starts. */
-function loadServeConfig(opts: ServeOptions): BridgeConfig {
+function loadServeConfig(opts: ServeOptions, userConfig: BridgeUserConfig): BridgeConfig {
   let config: BridgeConfig
   try {
     config = loadConfig({ dir: opts.dir, defaults: userConfig.defaults })

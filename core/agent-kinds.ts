@@ -1,52 +1,140 @@
 import type { PluginContext } from './plugin.ts'
 import type { AgentInfo } from './herdr/index.ts'
 import type { ParseScreen, Summarize, QuestionService, Summary } from '../lib/card.ts'
+import type { Entry, RawEntry, RosterRow } from '../lib/transcript/entry.ts'
 
 /**
- * Per-kind behaviour. Every field is optional: plugins ask the registry for the pane's kind and
- * fall back to the generic behaviour of the spec when a capability is missing. Several plugins
- * may contribute different capabilities of one kind (the card plugin the screen parser, the
- * transcript plugin the reader); the same capability from two plugins is a start-up error.
+ * What one agent kind teaches the bridge. Every capability is optional: the card, transcript,
+ * commands and usage plugins ask the registry for the pane's kind and fall back to the generic
+ * behaviour of the spec when a capability is missing. A kind is normally one plugin; another
+ * plugin may add a capability the kind lacks, but the same capability from two plugins is a
+ * start-up error naming both.
  */
 export interface AgentKind {
-  /** herdr's kind id, for example `claude`. */
+  /** herdr's kind id (`agent` in herdr's agent info), matched trimmed and lower-cased. */
   kind: string
+  screen?: ScreenCapability
+  /** A question the agent serves itself (a form), preferred to the screen when present. */
+  question?: QuestionService
+  transcript?: TranscriptCapability
+  commands?: CommandsCapability
+  usage?: UsageCapability
+}
+
+/** The card read from the screen (spec 2 §2.1), the approve key and the permission modes. */
+export interface ScreenCapability {
+  /** Blocked question and options from the screen text, or null when none is drawn. */
+  parse?: ParseScreen
+  /** Headline / detail / recent lines when not blocked; default: the `generic` kind's. */
+  summarize?: Summarize
   /** herdr key name pressed by `/approve` (default `enter`). */
   confirmKey?: string
-  /** Card: blocked question and options from the current screen (plugins/agent-state); see lib/card.ts. */
-  parseScreen?: ParseScreen
-  /** Card: headline / detail / transcript lines from the screen (plugins/agent-state). */
-  summarize?: Summarize
-  /** Card: permission mode read from the screen, or undefined. */
-  permissionMode?: (screen: string) => string | undefined
-  /** Raw bytes that advance the permission mode one step (sent with pane.send_text). */
-  modeCycleInput?: string
-  /** A managed question service for the kind's blocked question (plugins/agent-state). */
-  questionService?: QuestionService
-  /** Transcript reader (plugins/transcript). */
-  transcript?: TranscriptCapability
-  /** Slash-command discovery (plugins/commands). */
-  commands?: (cwd: string, ctx: PluginContext) => Promise<unknown[]>
-  /** Quota reader (plugins/usage). */
-  usage?: (ctx: PluginContext) => Promise<unknown>
-  [capability: string]: unknown
+  modes?: PermissionModes
 }
 
-/** What the snapshot needs from a transcript-capable kind. */
+export interface PermissionModes {
+  /** The mode shown on screen, or undefined. */
+  read: (screen: string) => string | undefined
+  /** Raw bytes sent with `pane.send_text` to advance the mode one step (no cycling without). */
+  cycleInput?: string
+  /** The modes in cycle order, for clients that draw the ring. */
+  known?: string[]
+}
+
+/** Where the bridge's own environment is read from (tests give the bridge its own). */
+export interface TranscriptHost {
+  home: string
+  env: NodeJS.ProcessEnv
+}
+
+export interface Located {
+  /** The transcript session id (shown in hello.session_id). */
+  sessionId: string
+  /** The session's file, or the folder of a store-backed session. */
+  path: string
+}
+
+/** A locate verdict: the session (its file may not exist yet), or why there is none (a 404 reason). */
+export type Location = { ok: true; located: Located } | { ok: false; reason: string }
+
+export interface LocateInput extends TranscriptHost {
+  agent: AgentInfo
+  /** Other agents of the pane's herdr session, when the caller has them (ambiguity check). */
+  others?: AgentInfo[]
+}
+
+/**
+ * A session opened for streaming, indexed by entry seq (1-based, never reused). JSONL readers
+ * never build one: the transcript plugin indexes their file. A store that is not one JSONL file
+ * (a folder tree, a database) opens its own.
+ */
+export interface TranscriptSource {
+  /** Picks up whatever was written since the last call. */
+  refresh(): Promise<void>
+  /** seq of the newest entry. */
+  readonly total: number
+  /** seq of the oldest entry still readable (1 unless the store was truncated). */
+  readonly first: number
+  /** Whether the session exists yet. */
+  readonly exists: boolean
+  /** Entries with from ≤ seq ≤ to, oldest first. */
+  read(from: number, to: number): Promise<Entry[]>
+}
+
+/** The kind's conversation log (spec 3): where it is, and how a record becomes entries. */
 export interface TranscriptCapability {
-  /** Unix ms of the agent's last transcript write; undefined when undatable. */
-  lastActivity?: (agent: AgentInfo, home: string) => Promise<number | undefined>
-  /** Subagent counts; undefined when nothing was delegated. */
-  subagentCounts?: (agent: AgentInfo, home: string) => Promise<{ total: number; running: number } | undefined>
-  /**
-   * Card headline / detail / recent lines from the transcript (lib/card.ts uses it for a pane
-   * that is not blocked); undefined when there is nothing to say yet.
-   */
-  summary?: (agent: AgentInfo, home: string) => Promise<Summary | undefined>
-  [k: string]: unknown
+  /** Finds the session from herdr's `agent_session` and the pane's cwd; never guesses another session's. */
+  locate?(input: LocateInput): Promise<Location>
+  /** One JSONL record → 0..n entries (the transcript plugin pages and tails the file). */
+  normalize?(line: string): RawEntry[]
+  /** Entries a line yields without building them (indexing); must equal normalize(line).length. */
+  count?(line: string): number
+  /** A session that is not one JSONL file; `path` is located.path or a subagent's path. */
+  open?(located: Located, path: string): TranscriptSource
+  /** The flat subagent roster (with each row's `done`), sorted by depth then id; [] when none. */
+  roster?(parent: Located): Promise<RosterRow[]>
+  /** The transcript of one roster row (only ever called with a discovered id). */
+  subagentPath?(parent: Located, agentId: string): string
+  /** Unix ms of the agent's last transcript write (snapshot `last_activity_ts`); undefined when undatable. */
+  lastActivity?(agent: AgentInfo, host: TranscriptHost): Promise<number | undefined>
+  /** Subagent counts for the snapshot; undefined when nothing was delegated. */
+  subagentCounts?(agent: AgentInfo, host: TranscriptHost): Promise<{ total: number; running: number } | undefined>
+  /** Card headline / detail / recent lines from the transcript, used when not blocked. */
+  summary?(agent: AgentInfo, host: TranscriptHost): Promise<Summary | undefined>
 }
 
-export function defineAgentKind<T extends AgentKind>(def: T): T {
+/** A kind's transcript can be streamed when it can be located and read. */
+export const streamsTranscript = (t: TranscriptCapability | undefined): boolean =>
+  !!t && typeof t.locate === 'function' && (typeof t.normalize === 'function' || typeof t.open === 'function')
+
+/** One slash command (spec 1 §4.4). */
+export interface SlashCommand {
+  name: string
+  description: string
+  argument_hint?: string
+  source: 'command' | 'skill' | 'builtin'
+  scope?: 'user' | 'project'
+}
+
+/** Slash-command discovery for a pane's working directory. */
+export type CommandsCapability = (input: { cwd: string; ctx: PluginContext }) => Promise<SlashCommand[]>
+
+/** One kind's quota as `/usage` returns it under the kind's key. */
+export interface KindUsage {
+  available: boolean
+  reason?: string
+  subscription_type?: string
+  [window: string]: unknown
+}
+
+/** Quota reader (`GET /usage`). */
+export type UsageCapability = (input: { ctx: PluginContext }) => Promise<KindUsage>
+
+/** The capabilities a plugin may contribute for a kind. */
+export type KindCapability = Exclude<keyof AgentKind, 'kind'>
+const CAPABILITIES: readonly KindCapability[] = ['screen', 'question', 'transcript', 'commands', 'usage']
+
+export function defineAgentKind(def: AgentKind): AgentKind {
   return def
 }
 
@@ -62,14 +150,18 @@ export function createAgentKindRegistry(): AgentKindRegistry {
   return {
     get: (kind) => (kind ? kinds.get(norm(kind))?.def : undefined),
     register(def, owner) {
+      if (typeof def?.kind !== 'string' || !norm(def.kind)) throw new Error(`plugin ${owner}: an agent kind needs a non-empty kind id`)
       let entry = kinds.get(norm(def.kind))
       if (!entry) kinds.set(norm(def.kind), (entry = { def: { kind: norm(def.kind) }, owners: new Map() }))
-      for (const [key, value] of Object.entries(def)) {
-        if (key === 'kind') continue
+      for (const key of Object.keys(def)) {
+        if (key === 'kind' || (def as any)[key] === undefined) continue
+        if (!CAPABILITIES.includes(key as KindCapability)) {
+          throw new Error(`agent kind ${def.kind} (plugin ${owner}): unknown capability ${key}; want one of ${CAPABILITIES.join(', ')}`)
+        }
         const prev = entry.owners.get(key)
         if (prev) throw new Error(`agent kind ${def.kind}: ${key} is contributed by both plugin ${prev} and plugin ${owner}`)
         entry.owners.set(key, owner)
-        entry.def[key] = value
+        ;(entry.def as any)[key] = (def as any)[key]
       }
     },
     list: () => [...kinds.values()].map((k) => k.def),

@@ -6,6 +6,7 @@
 import type { PluginContext } from '../core/plugin.ts'
 import type { AgentInfo, PaneRef } from '../core/herdr/index.ts'
 import { HerdrError } from '../core/herdr/index.ts'
+import { cleanText, readableLines, screenLines, truncate } from './text.ts'
 
 export interface CardOption {
   /** The number typed to pick it; 0 for a key-only option. */
@@ -60,7 +61,7 @@ export interface Summary {
   transcript?: string[]
 }
 
-/** A question served by the kind's own service rather than drawn on screen (opencode forms). */
+/** A question served by the kind's own service rather than drawn on screen. */
 export interface PendingQuestion {
   question: string
   options: CardOption[]
@@ -131,9 +132,9 @@ export async function readCard(ctx: PluginContext, pane: string, opts: ReadCardO
       .call<{ read?: { text?: string } }>(ref.session, 'agent.read', { target: ref.id, source, format: 'text', ...(lines ? { lines } : {}) })
       .then((r) => r?.read?.text ?? '')
 
-  const parseScreen = caps?.parseScreen
-  const summarize = caps?.summarize ?? fallback?.summarize
-  const service = caps?.questionService
+  const parseScreen = caps?.screen?.parse
+  const summarize = caps?.screen?.summarize ?? fallback?.screen?.summarize
+  const service = caps?.question
   const blockedNow = status === 'blocked'
 
   // Everything below only reads; it runs side by side.
@@ -162,7 +163,8 @@ export async function readCard(ctx: PluginContext, pane: string, opts: ReadCardO
   if (fromTranscript) summary = { transcript: summary?.transcript, ...fromTranscript }
   summary ??= { headline: title || `Agent ${status}`, detail: '' }
 
-  const mode = caps?.permissionMode ? safe(() => caps.permissionMode!(detection), undefined) : undefined
+  const readMode = caps?.screen?.modes?.read
+  const mode = readMode ? safe(() => readMode(detection), undefined) : undefined
   let blocked: CardBlocked | undefined
   if (blockedNow && parseScreen) {
     // A prompt we cannot read still blocks; the last thing the agent said is the best question.
@@ -195,7 +197,7 @@ async function explainCategory(ctx: PluginContext, ref: PaneRef): Promise<string
 async function transcriptSummary(caps: ReturnType<PluginContext['agentKinds']['get']>, agent: AgentInfo, ctx: PluginContext): Promise<Summary | undefined> {
   const fn = caps?.transcript?.summary
   if (typeof fn !== 'function') return undefined
-  const s = await fn(agent, ctx.home)
+  const s = await fn(agent, { home: ctx.home, env: ctx.env })
   if (!s || typeof s.headline !== 'string' || !s.headline) return undefined
   return { headline: s.headline, detail: typeof s.detail === 'string' ? s.detail : '', ...(Array.isArray(s.transcript) ? { transcript: s.transcript } : {}) }
 }
@@ -209,5 +211,21 @@ function safe<T, F>(fn: () => T, fallback: F): T | F {
     return fn()
   } catch {
     return fallback
+  }
+}
+
+/** Screen lines shown by the generic summary. */
+export const FALLBACK_LINES = 12
+
+/** The generic summary of any screen: its last readable lines (the `generic` kind's). */
+export function summarizeGeneric(input: SummaryInput): Summary {
+  let ls = readableLines(screenLines(input.recent))
+  if (!ls.length) ls = readableLines(screenLines(input.detection))
+  const transcript = ls.slice(-FALLBACK_LINES)
+  const title = cleanText(input.title)
+  return {
+    headline: truncate(transcript.at(-1) ?? '') || truncate(title) || `Agent ${input.status}`,
+    detail: transcript.join('\n'),
+    transcript,
   }
 }

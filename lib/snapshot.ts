@@ -181,7 +181,7 @@ export function strictTypes<T extends Record<string, unknown>>(el: T): T {
 const ARRAYS = ['agents', 'panes', 'tabs', 'workspaces', 'layouts'] as const
 const ARRAY_SET = new Set<string>(ARRAYS)
 
-type SnapshotCtx = Pick<PluginContext, 'herdr' | 'agentKinds'> & { home?: string }
+type SnapshotCtx = Pick<PluginContext, 'herdr' | 'agentKinds'> & { home?: string; env?: NodeJS.ProcessEnv }
 
 /** `session.snapshot` of one session, as herdr returns it. */
 export function sessionSnapshot(ctx: Pick<PluginContext, 'herdr'>, session: string): Promise<Record<string, any>> {
@@ -233,7 +233,7 @@ export async function buildSnapshot(ctx: SnapshotCtx, opts: { home?: string; bra
   })
   if (!parts.length) throw firstError ?? new HerdrError('unreachable', 'no herdr session is reachable')
   const merged = mergeSnapshots(parts)
-  merged.agents = await enrichAgents(ctx, merged.agents, { home: opts.home ?? ctx.home, branch: opts.branch })
+  merged.agents = await enrichAgents(ctx, merged.agents, { home: opts.home ?? ctx.home, env: ctx.env, branch: opts.branch })
   return merged
 }
 
@@ -245,9 +245,9 @@ export async function buildSnapshot(ctx: SnapshotCtx, opts: { home?: string; bra
 export async function enrichAgents(
   ctx: Pick<PluginContext, 'agentKinds'>,
   raw: AgentInfo[],
-  opts: { home?: string; branch?: BranchReader } = {},
+  opts: { home?: string; env?: NodeJS.ProcessEnv; branch?: BranchReader } = {},
 ): Promise<RankedAgent[]> {
-  const home = opts.home ?? ''
+  const host = { home: opts.home ?? '', env: opts.env ?? {} }
   const reader = opts.branch ?? branchOf
   const agents = raw.filter((a): a is RankedAgent => !!a && typeof a === 'object')
   const dirs = new Map<string, string>()
@@ -262,14 +262,14 @@ export async function enrichAgents(
     delete a.subagents
     if (t?.lastActivity)
       pending.push(
-        t.lastActivity(a, home).then(
+        t.lastActivity(a, host).then(
           (last) => void (isInt(last) && last > 0 && (a.last_activity_ts = last)),
           () => {},
         ),
       )
     if (t?.subagentCounts)
       pending.push(
-        t.subagentCounts(a, home).then(
+        t.subagentCounts(a, host).then(
           (s) => void (s && isInt(s.total) && isInt(s.running) && s.total > 0 && (a.subagents = { total: s.total, running: s.running })),
           () => {},
         ),

@@ -97,3 +97,30 @@ export function compact<T extends object>(o: T): T {
   }
   return o
 }
+
+/** The entry for a record that cannot be read: kept, and marked so. */
+export const unparsedEntry = (role: Role = 'system'): RawEntry => ({ id: '', role, kind: 'message', parsed: false })
+
+/** A JSONL line as an object, or null when it is not JSON or not an object. */
+export function parseJsonRecord(line: string): Record<string, any> | null {
+  try {
+    const o: unknown = JSON.parse(line)
+    return isObj(o) ? o : null
+  } catch {
+    return null
+  }
+}
+
+/**
+ * One JSONL line → entries through `fn`: a line that is not a JSON object, or that `fn` throws
+ * on, is one unparsed system entry (never an exception).
+ */
+export function normalizeJsonLine(line: string, fn: (record: Record<string, any>) => RawEntry[]): RawEntry[] {
+  const o = parseJsonRecord(line)
+  if (!o) return [unparsedEntry()]
+  try {
+    return fn(o)
+  } catch {
+    return [unparsedEntry()]
+  }
+}

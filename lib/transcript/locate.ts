@@ -1,40 +1,12 @@
-/** What every transcript reader returns and shares: a located session file, safe names. */
+/** What every transcript reader shares: the located session, safe names, herdr's session value. */
 import { stat } from 'node:fs/promises'
-import type { Summary } from '../card.ts'
 import type { AgentInfo } from '../../core/herdr/index.ts'
-import type { RawEntry, RosterRow } from './entry.ts'
+import type { TranscriptCapability } from '../../core/agent-kinds.ts'
 
-export interface Located {
-  /** The transcript session id (shown in hello.session_id). */
-  sessionId: string
-  path: string
-}
+export type { Located, Location, LocateInput, TranscriptHost, TranscriptSource, TranscriptCapability } from '../../core/agent-kinds.ts'
 
-/** A locate verdict: the file (it may not exist yet), or why there is none (a 404 reason). */
-export type Location = { ok: true; located: Located } | { ok: false; reason: string }
-
-export interface LocateInput {
-  agent: AgentInfo
-  home: string
-  /** Other agents of the pane's herdr session, when the caller has them (ambiguity check). */
-  others?: AgentInfo[]
-}
-
-/** The reader a kind contributes (agent-kind capability `transcript`). */
-export type TranscriptReader = {
-  locate(input: LocateInput): Promise<Location>
-  normalize(line: string): RawEntry[]
-  /** Entries a line yields without building them (indexing); must equal normalize(line).length. */
-  count?(line: string): number
-  /** The session's flat subagent roster, sorted by depth then id; [] when nothing was delegated. */
-  roster?(parent: Located): Promise<RosterRow[]>
-  /** The transcript of one roster row. */
-  subagentPath?(parent: Located, agentId: string): string
-  lastActivity(agent: AgentInfo, home: string): Promise<number | undefined>
-  subagentCounts?(agent: AgentInfo, home: string): Promise<{ total: number; running: number } | undefined>
-  /** Headline, detail and recent lines for the agent-state card. */
-  summary?(agent: AgentInfo, home: string): Promise<Summary | undefined>
-}
+/** A transcript capability that can be streamed: it locates, and normalizes or opens. */
+export type TranscriptReader = TranscriptCapability & Required<Pick<TranscriptCapability, 'locate'>>
 
 /** A name that can be a single path segment: no separators, no dot-only names. */
 export const SAFE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/
@@ -50,4 +22,14 @@ export async function isFile(p: string): Promise<boolean> {
 export const sessionValue = (a: AgentInfo): string | undefined => {
   const v = a.agent_session?.value
   return typeof v === 'string' && v ? v : undefined
+}
+
+/** The pane's working directories, foreground first: absolute paths only. */
+export const cwdsOf = (a: AgentInfo): string[] =>
+  [...new Set([a.foreground_cwd, a.cwd].filter((c): c is string => typeof c === 'string' && c.startsWith('/')))]
+
+/** Another agent of the same kind works in one of this agent's cwds (then never guess by cwd). */
+export const sharesCwdWith = (agent: AgentInfo, others: AgentInfo[] | undefined): boolean => {
+  const cwds = cwdsOf(agent)
+  return !!others?.some((o) => o.pane_id !== agent.pane_id && o.agent === agent.agent && cwdsOf(o).some((c) => cwds.includes(c)))
 }

@@ -16,7 +16,7 @@ export function checkCwd(cwd: string): string | undefined {
 
 export const NAME_RE = /^[a-z][a-z0-9_-]{0,31}$/
 
-/** `claude` + `w1:p2` → `claude-w1-p2`: lower-cased, disallowed runs → `-`, ≤ 32, no trailing -/_. */
+/** `mykind` + `w1:p2` → `mykind-w1-p2`: lower-cased, disallowed runs → `-`, ≤ 32, no trailing -/_. */
 export function deriveName(kind: string, barePaneId: string): string {
   let n = `${kind}-${barePaneId}`.toLowerCase().replace(/[^a-z0-9_-]+/g, '-')
   if (!/^[a-z]/.test(n)) n = `a-${n}`

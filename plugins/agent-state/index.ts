@@ -4,19 +4,14 @@
  *   GET  /agent-state?pane=<pane_id>[&recent=1]   card of spec 2 §2.1 (device; ?token= accepted)
  *   POST /agent-mode/cycle {pane}                 one step around the permission-mode ring (device)
  *
- * Contributes the screen parsers of the kinds claude, opencode (with its question service),
- * hermes, codex and the `generic` fallback. The card itself is built by lib/card.ts so push
- * notifications read the same card.
+ * Reads each kind's `screen` (and `question`) capability from the registry; the kind plugins
+ * contribute them. The card itself is built by lib/card.ts so push notifications read the same
+ * card.
  */
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
 import { CardReadError, readCard } from '../../lib/card.ts'
 import { fail } from '../../core/respond.ts'
-import claude from './kinds/claude.ts'
-import opencode from './kinds/opencode.ts'
-import hermes from './kinds/hermes.ts'
-import codex from './kinds/codex.ts'
-import generic from './kinds/generic.ts'
 import { cycleMode } from './mode-cycle.ts'
 
 const STATUS = v.picklist(['idle', 'working', 'blocked', 'done', 'unknown'])
@@ -44,7 +39,6 @@ const wantsRecent = (r: string | undefined) => r !== undefined && /^(1|true|yes)
 
 export default defineBridgePlugin({
   name: 'agent-state',
-  agentKinds: [claude, opencode, hermes, codex, generic],
   routes: [
     defineBridgeRoute({
       method: 'GET',

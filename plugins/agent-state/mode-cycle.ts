@@ -21,19 +21,20 @@ export async function cycleMode(ctx: PluginContext, pane: string): Promise<{ ok:
   if (!got) fail(404, 'no such agent')
   const { ref, agent } = got
   const kind = normKind(agent.agent)
-  const caps = ctx.agentKinds.get(kind)
-  if (!caps?.modeCycleInput) fail(409, `mode switching not supported for this agent kind: ${kind || agent.agent || ''}`)
+  const modes = ctx.agentKinds.get(kind)?.screen?.modes
+  const input = modes?.cycleInput
+  if (!modes || !input) fail(409, `mode switching not supported for this agent kind: ${kind || agent.agent || ''}`)
   const readMode = async () => {
     try {
       const r = await ctx.herdr.call<{ read?: { text?: string } }>(ref.session, 'agent.read', { target: ref.id, source: 'detection', format: 'text' })
-      return caps.permissionMode?.(r?.read?.text ?? '')
+      return modes.read(r?.read?.text ?? '')
     } catch {
       return undefined
     }
   }
   const before = await readMode()
   try {
-    await ctx.herdr.call(ref.session, 'pane.send_text', { pane_id: ref.id, text: caps.modeCycleInput })
+    await ctx.herdr.call(ref.session, 'pane.send_text', { pane_id: ref.id, text: input })
   } catch (err) {
     throw herdrFailure('pane send-text', pane, err)
   }

@@ -1,17 +1,16 @@
 import * as v from 'valibot'
-import { defineBridgePlugin, defineBridgeRoute, defineAgentKind, type PluginContext } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
 import { fail } from '../../core/respond.ts'
-import { claudeCommands } from './claude.ts'
 
 /**
  * Slash commands of the agent in a pane (spec 1 §4.4).
  *   GET /commands?pane=   {pane, agent_kind, commands}; 404 unknown or plain pane; a kind without
  *                         a command surface → 200 with an empty list.
- * Contributes the `commands` capability of the claude kind (read from disk on every request).
+ * Asks the pane's kind for its `commands` capability (kind plugins read them from disk on every
+ * request).
  */
 export default defineBridgePlugin({
   name: 'commands',
-  agentKinds: [defineAgentKind({ kind: 'claude', commands: async (cwd: string, ctx: PluginContext) => claudeCommands(cwd, ctx.home) })],
   routes: [
     defineBridgeRoute({
       method: 'GET',
@@ -41,7 +40,7 @@ export default defineBridgePlugin({
         const agent = await ctx.herdr.getAgent(query.pane).catch(() => null)
         const cwd = agent?.agent.cwd || pane.foreground_cwd || pane.cwd || ''
         const kind = ctx.agentKinds.get(pane.agent)
-        const commands = kind?.commands ? await kind.commands(cwd, ctx) : []
+        const commands = kind?.commands ? await kind.commands({ cwd, ctx }) : []
         return { pane: found.ref.qualified, agent_kind: pane.agent, commands }
       },
     }),

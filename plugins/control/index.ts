@@ -106,7 +106,7 @@ async function findAgent(ctx: PluginContext, target: string) {
 
 /** The kind's confirm key when it is a key herdr knows, else Enter. */
 function confirmKey(ctx: PluginContext, kind: string | undefined): string {
-  const configured = ctx.agentKinds.get(kind)?.confirmKey
+  const configured = ctx.agentKinds.get(kind)?.screen?.confirmKey
   if (configured === undefined) return 'enter'
   const key = toHerdrKey(configured)
   if (!key) ctx.log.warn(`agent kind ${kind}: confirmKey ${JSON.stringify(configured)} is not a herdr key; pressing enter`)

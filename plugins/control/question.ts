@@ -15,13 +15,13 @@ export function answerForSend(input: { text?: string; key?: string }): QuestionA
 }
 
 function serviceFor(ctx: PluginContext, kind: string | undefined): QuestionService | undefined {
-  const s = ctx.agentKinds.get(kind)?.questionService as QuestionService | undefined
+  const s = ctx.agentKinds.get(kind)?.question
   return s && typeof s.answer === 'function' ? s : undefined
 }
 
 /** Whether any configured kind has a question service (skips the agent lookup otherwise). */
 export function anyQuestionService(ctx: PluginContext): boolean {
-  return ctx.agentKinds.list().some((k) => !!k.questionService)
+  return ctx.agentKinds.list().some((k) => !!k.question)
 }
 
 /** True when the service took the answer; false means "type it as usual". */

@@ -5,17 +5,17 @@
  *                                                    session rotation, roster updates
  *   (plain GET: 404 with a one-line reason when there is no transcript to stream, else 426)
  *
- * Agent-kind capability `transcript` for `claude` and `pi`: locate, normalize, roster, and the
- * snapshot's `last_activity_ts` / `subagents` (lib/snapshot.ts calls lastActivity/subagentCounts).
+ * Streams any kind whose `transcript` capability locates a session and normalizes its JSONL
+ * lines (indexed here) or opens its own store. The snapshot's `last_activity_ts` / `subagents`
+ * come from the same capability (lib/snapshot.ts).
  */
 import type { Peer } from 'crossws'
 import * as v from 'valibot'
-import { defineBridgePlugin, defineBridgeWebSocket, defineAgentKind, type PluginContext } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineBridgeWebSocket, type PluginContext } from '../../core/plugin.ts'
+import { streamsTranscript } from '../../core/agent-kinds.ts'
 import { text } from '../../core/respond.ts'
 import type { AgentInfo } from '../../core/herdr/index.ts'
 import { sessionValue, type Located, type TranscriptReader } from '../../lib/transcript/locate.ts'
-import { claudeTranscript } from './claude/kind.ts'
-import { piTranscript } from './pi/kind.ts'
 import { createTranscriptStream, type Source } from './stream.ts'
 
 interface Accepted extends Source {
@@ -28,8 +28,8 @@ interface Accepted extends Source {
 const notFound = (reason: string) => text(reason.slice(0, 300), 404)
 
 function readerOf(ctx: PluginContext, kind: string | undefined): TranscriptReader | undefined {
-  const t = ctx.agentKinds.get(kind)?.transcript as Partial<TranscriptReader> | undefined
-  return t && typeof t.locate === 'function' && typeof t.normalize === 'function' ? (t as TranscriptReader) : undefined
+  const t = ctx.agentKinds.get(kind)?.transcript
+  return streamsTranscript(t) ? (t as TranscriptReader) : undefined
 }
 
 /** The pane's agent, its reader and located session; a string is the 404 reason. */
@@ -47,7 +47,7 @@ async function resolveSource(ctx: PluginContext, pane: string): Promise<Source |
       .then((r) => r.agents ?? [])
       .catch(() => [])
   }
-  const loc = await reader.locate({ agent, home: ctx.home, others })
+  const loc = await reader.locate({ agent, home: ctx.home, env: ctx.env, others })
   if (!loc.ok) return loc.reason
   return { kind: agent.agent, reader, session: loc.located }
 }
@@ -64,7 +64,6 @@ const streams = new WeakMap<Peer, ReturnType<typeof createTranscriptStream>>()
 
 export default defineBridgePlugin({
   name: 'transcript',
-  agentKinds: [defineAgentKind({ kind: 'claude', transcript: claudeTranscript }), defineAgentKind({ kind: 'pi', transcript: piTranscript })],
   websockets: [
     defineBridgeWebSocket({
       path: '/agent-transcript',

@@ -4,8 +4,8 @@
  * queue so frames never interleave mid-sequence.
  */
 import type { Entry, RosterRow } from '../../lib/transcript/entry.ts'
-import type { Located, TranscriptReader } from '../../lib/transcript/locate.ts'
-import { openTranscript, type TranscriptFile } from './transcript-file.ts'
+import type { Located, TranscriptReader, TranscriptSource } from '../../lib/transcript/locate.ts'
+import { openTranscript } from './transcript-file.ts'
 import { newestPage, olderPage } from '../../lib/transcript/paging.ts'
 
 export const PROTOCOL = 5
@@ -59,7 +59,7 @@ export const rosterSignature = (rows: RosterRow[]) =>
 
 export function createTranscriptStream(opts: StreamOptions) {
   let source: Source = { kind: opts.kind, reader: opts.reader, session: opts.session }
-  let file!: TranscriptFile
+  let file!: TranscriptSource
   /** Newest seq sent as backlog or tail. */
   let sent = 0
   let rosterSig = ''
@@ -95,8 +95,12 @@ export function createTranscriptStream(opts: StreamOptions) {
     }
   }
 
+  /** A JSONL reader's file is indexed here; a store-backed reader opens its own source. */
+  const openFile = (): TranscriptSource =>
+    source.reader.open ? source.reader.open(source.session, filePath()) : openTranscript(filePath(), source.reader.normalize!, source.kind, source.reader.count)
+
   async function openSession(): Promise<void> {
-    file = openTranscript(filePath(), source.reader.normalize, source.kind, source.reader.count)
+    file = openFile()
     await file.refresh()
     const rows = (await roster()) ?? []
     const total = file.total
@@ -157,7 +161,7 @@ export function createTranscriptStream(opts: StreamOptions) {
     } else if (next.session.path !== source.session.path && !file.exists) {
       // Same session found at another place before anything was written: follow it silently.
       source = next
-      file = openTranscript(filePath(), source.reader.normalize, source.kind, source.reader.count)
+      file = openFile()
       sent = file.first - 1
     }
   }

@@ -215,7 +215,7 @@ describe('card sources', () => {
     stack.bridge.bridge.ctx.agentKinds.register(
       {
         kind: 'gemini',
-        parseScreen: () => null,
+        screen: { parse: () => null },
         transcript: { summary: async () => ({ headline: 'Refactoring the cache layer', detail: 'Moved the TTL logic into cache.ts.\nTests pass.', transcript: ['Moved it.'] }) },
       },
       'test',

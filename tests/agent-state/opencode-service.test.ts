@@ -188,10 +188,10 @@ describe('opencode question service', () => {
     const agent = (await stack.bridge.bridge.ctx.herdr.getAgent(pane))!.agent
     const ctx = stack.bridge.bridge.ctx
     seen.length = 0
-    expect(await kind.questionService!.answer(ctx, agent, { index: 2 })).toBe(true)
-    expect(await kind.questionService!.answer(ctx, agent, { text: 'memcached' })).toBe(true)
-    expect(await kind.questionService!.answer(ctx, agent, { dismiss: true })).toBe(true)
-    expect(await kind.questionService!.answer(ctx, agent, { index: 9 })).toBe(false)
+    expect(await kind.question!.answer(ctx, agent, { index: 2 })).toBe(true)
+    expect(await kind.question!.answer(ctx, agent, { text: 'memcached' })).toBe(true)
+    expect(await kind.question!.answer(ctx, agent, { dismiss: true })).toBe(true)
+    expect(await kind.question!.answer(ctx, agent, { index: 9 })).toBe(false)
     const posts = seen.filter((s) => s.method === 'POST').map((s) => [s.url, s.body])
     expect(posts).toEqual([
       ['/api/session/ses_1/form/frm_1/reply', JSON.stringify({ answer: { backend: 'sqlite' } })],
@@ -200,8 +200,8 @@ describe('opencode question service', () => {
     ])
     forms = [question([{ ...backendField, type: 'multiselect', custom: false }])]
     seen.length = 0
-    expect(await kind.questionService!.answer(ctx, agent, { text: 'free' })).toBe(false)
-    expect(await kind.questionService!.answer(ctx, agent, { index: 1 })).toBe(true)
+    expect(await kind.question!.answer(ctx, agent, { text: 'free' })).toBe(false)
+    expect(await kind.question!.answer(ctx, agent, { index: 1 })).toBe(true)
     expect(seen.filter((s) => s.method === 'POST').map((s) => s.body)).toEqual([JSON.stringify({ answer: { backend: ['redis'] } })])
   })
 })

@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import fc from 'fast-check'
-import { parseClaudeScreen, summarizeClaude, claudePermissionMode, isToolHead } from '../../plugins/agent-state/kinds/claude.ts'
-import { parseOpencodeScreen, summarizeOpencode } from '../../plugins/agent-state/kinds/opencode.ts'
-import { parseHermesScreen, summarizeHermes } from '../../plugins/agent-state/kinds/hermes.ts'
-import codex, { parseCodexScreen } from '../../plugins/agent-state/kinds/codex.ts'
-import { summarizeGeneric } from '../../plugins/agent-state/kinds/generic.ts'
-import { projectForm } from '../../plugins/agent-state/opencode-service.ts'
+import { parseClaudeScreen, summarizeClaude, claudePermissionMode, isToolHead } from '../../plugins/kind-claude/screen.ts'
+import { parseOpencodeScreen, summarizeOpencode } from '../../plugins/kind-opencode/screen.ts'
+import { parseHermesScreen, summarizeHermes } from '../../plugins/kind-hermes/screen.ts'
+import { codexScreen as codex, parseCodexScreen } from '../../plugins/kind-codex/screen.ts'
+import { summarizeGeneric } from '../../lib/card.ts'
+import { projectForm } from '../../plugins/kind-opencode/question-service.ts'
 import { stripAnsi, truncate, isRule, isChrome, numberedOption } from '../../lib/text.ts'
 import type { SummaryInput } from '../../lib/card.ts'
 
@@ -216,7 +216,7 @@ describe('codex approval', () => {
       ],
       context: '$ rm -rf dist',
     })
-    const s = codex.summarize(input(screen, 'blocked', { blocked: parse! }))
+    const s = codex.summarize!(input(screen, 'blocked', { blocked: parse! }))
     expect(s.headline).toBe('Would you like to run the following command?')
     expect(s.detail).toBe('$ rm -rf dist')
   })
@@ -258,7 +258,7 @@ describe('text rules', () => {
 
 describe('parsers never throw', () => {
   const kinds = [parseClaudeScreen, parseOpencodeScreen, parseHermesScreen, parseCodexScreen, claudePermissionMode]
-  const summaries = [summarizeClaude, summarizeOpencode, summarizeHermes, summarizeGeneric, codex.summarize]
+  const summaries = [summarizeClaude, summarizeOpencode, summarizeHermes, summarizeGeneric, codex.summarize!]
   const screen = fc.oneof(
     fc.string({ maxLength: 2000 }),
     fc.string({ unit: 'binary', maxLength: 2000 }),

@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync, appendFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { WebSocket } from 'undici'
 import { startStack, type Stack } from '../harness/stack.ts'
-import { encodeCwd } from '../../plugins/transcript/claude/locate.ts'
+import { encodeCwd } from '../../plugins/kind-claude/transcript/locate.ts'
 import { connect, type FrameClient } from '../transcript/ws-client.ts'
 import { until, activeTimers } from './util.ts'
 

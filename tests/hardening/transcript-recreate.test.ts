@@ -7,7 +7,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest'
 import { mkdirSync, writeFileSync, appendFileSync, unlinkSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
 import { startStack, type Stack } from '../harness/stack.ts'
-import { encodeCwd } from '../../plugins/transcript/claude/locate.ts'
+import { encodeCwd } from '../../plugins/kind-claude/transcript/locate.ts'
 import { connect, type FrameClient } from '../transcript/ws-client.ts'
 
 let stack: Stack

@@ -56,6 +56,8 @@ export async function startBridge(opts: StartBridgeOptions = {}): Promise<TestBr
     HOME: home,
     XDG_CONFIG_HOME: join(home, '.config'),
     XDG_STATE_HOME: join(home, '.local/state'),
+    XDG_DATA_HOME: join(home, '.local/share'),
+    CODEX_HOME: join(home, '.codex'),
     BRIDGE_HERDR_BIN: FAKE_HERDR_BIN,
     HERDR_SOCKET_PATH: '',
     ...opts.env,

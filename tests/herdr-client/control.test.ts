@@ -6,7 +6,7 @@ import type { BusEvent } from '../../core/bus.ts'
 import { count, screen, shellReady, waitScreen } from './helpers.ts'
 
 // A kind that confirms with `y` instead of Enter.
-const yesKind = defineBridgePlugin({ name: 'test-yes-kind', agentKinds: [defineAgentKind({ kind: 'yeskind', confirmKey: 'y' })] })
+const yesKind = defineBridgePlugin({ name: 'test-yes-kind', agentKinds: [defineAgentKind({ kind: 'yeskind', screen: { confirmKey: 'y' } })] })
 
 let stack: Stack
 const events: BusEvent[] = []

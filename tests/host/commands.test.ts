@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { claudeCommands, CLAUDE_BUILTINS } from '../../plugins/commands/claude.ts'
-import { parseFrontmatter } from '../../plugins/commands/frontmatter.ts'
+import { claudeCommands, CLAUDE_BUILTINS } from '../../plugins/kind-claude/commands.ts'
+import { parseFrontmatter } from '../../lib/frontmatter.ts'
 import { makeCommandTree, put } from './fixtures.ts'
 
 describe('claude command discovery', () => {

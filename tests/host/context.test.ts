@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startHostStack, until, type HostStack } from './helpers.ts'
 import { makeCommandTree } from './fixtures.ts'
-import { CLAUDE_BUILTINS } from '../../plugins/commands/claude.ts'
+import { CLAUDE_BUILTINS } from '../../plugins/kind-claude/commands.ts'
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd, stdio: 'pipe' }).toString()
 

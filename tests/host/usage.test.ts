@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
-import { parseRetryAfter, mapUsage } from '../../plugins/usage/claude.ts'
+import { parseRetryAfter, mapUsage } from '../../plugins/kind-claude/usage.ts'
 
 /** A local stand-in for the provider's usage endpoint; each test sets the next reply. */
 function provider() {

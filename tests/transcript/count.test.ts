@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import fc from 'fast-check'
-import { countClaudeLine, normalizeClaudeLine } from '../../plugins/transcript/claude/normalize.ts'
+import { countClaudeLine, normalizeClaudeLine } from '../../plugins/kind-claude/transcript/normalize.ts'
 
 const fixture = readFileSync(join(import.meta.dirname, 'fixtures', 'claude-kinds.jsonl'), 'utf8').split('\n')
 

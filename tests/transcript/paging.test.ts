@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { clampLimit, newestPage, olderPage } from '../../lib/transcript/paging.ts'
 import { TranscriptFile } from '../../plugins/transcript/transcript-file.ts'
-import { normalizeClaudeLine } from '../../plugins/transcript/claude/normalize.ts'
+import { normalizeClaudeLine } from '../../plugins/kind-claude/transcript/normalize.ts'
 import { parseInbound } from '../../plugins/transcript/stream.ts'
 
 describe('paging math', () => {

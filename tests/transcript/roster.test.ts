@@ -2,10 +2,10 @@ import { describe, it, expect, beforeEach, afterEach } from 'vitest'
 import { mkdtempSync, mkdirSync, writeFileSync, appendFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { emptyDoneState, isDone, observeLine } from '../../plugins/transcript/claude/done-scan.ts'
-import { claudeRoster } from '../../plugins/transcript/claude/roster.ts'
-import { claudeTranscript } from '../../plugins/transcript/claude/kind.ts'
-import { encodeCwd } from '../../plugins/transcript/claude/locate.ts'
+import { emptyDoneState, isDone, observeLine } from '../../plugins/kind-claude/transcript/done-scan.ts'
+import { claudeRoster } from '../../plugins/kind-claude/transcript/roster.ts'
+import { claudeTranscript } from '../../plugins/kind-claude/transcript/reader.ts'
+import { encodeCwd } from '../../plugins/kind-claude/transcript/locate.ts'
 import { lastTimestamp } from '../../lib/transcript/activity.ts'
 import type { AgentInfo } from '../../core/herdr/index.ts'
 
@@ -112,11 +112,11 @@ describe('roster discovery', () => {
     writeFileSync(parent, JSON.stringify({ type: 'user', uuid: 'u', timestamp: '2025-03-01T00:00:09.5Z', message: { content: 'x' } }) + '\n' + 'x'.repeat(100) + '\n')
     child('k1', { toolUseId: 't1' })
     const agent = { pane_id: 'p', agent: 'claude', cwd: '/proj', agent_session: { source: 'herdr:claude', agent: 'claude', kind: 'id', value: 'sess1' } } as unknown as AgentInfo
-    expect(await claudeTranscript.subagentCounts!(agent, home)).toEqual({ total: 1, running: 1 })
-    expect(await claudeTranscript.lastActivity(agent, home)).toBe(Date.parse('2025-03-01T00:00:09.5Z'))
+    expect(await claudeTranscript.subagentCounts!(agent, { home, env: {} })).toEqual({ total: 1, running: 1 })
+    expect(await claudeTranscript.lastActivity!(agent, { home, env: {} })).toBe(Date.parse('2025-03-01T00:00:09.5Z'))
     const unknown = { ...agent, agent_session: undefined } as AgentInfo
-    expect(await claudeTranscript.lastActivity(unknown, home)).toBeUndefined()
-    expect(await claudeTranscript.subagentCounts!({ ...agent, agent_session: { ...agent.agent_session!, value: 'other' } }, home)).toBeUndefined()
+    expect(await claudeTranscript.lastActivity!(unknown, { home, env: {} })).toBeUndefined()
+    expect(await claudeTranscript.subagentCounts!({ ...agent, agent_session: { ...agent.agent_session!, value: 'other' } }, { home, env: {} })).toBeUndefined()
   })
 
   it('last activity reads only the last 64 KiB and skips the partial first line', async () => {

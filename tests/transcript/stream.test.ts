@@ -2,7 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest'
 import { mkdirSync, writeFileSync, appendFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startStack, type Stack } from '../harness/stack.ts'
-import { encodeCwd } from '../../plugins/transcript/claude/locate.ts'
+import { encodeCwd } from '../../plugins/kind-claude/transcript/locate.ts'
 import { connect } from './ws-client.ts'
 
 let stack: Stack
@@ -132,13 +132,13 @@ describe('/agent-transcript over a real WebSocket', () => {
   it('plain GET: 404 with a short reason when there is nothing to stream, 426 when there is, 401 without a token', async () => {
     writeFileSync(join(projDir, 'p1.jsonl'), msg(1, 'p1') + '\n')
     const pane = await agentPane('claude', 'herdr:claude', 'p1')
-    const codex = await agentPane('codex', 'custom:sim')
+    const hermes = await agentPane('hermes', 'custom:sim')
     const shell = (await stack.sim.request('workspace.create', { cwd })).root_pane.pane_id as string
     const cases: [string, number][] = [
       [`pane=${encodeURIComponent(pane)}`, 426],
       ['pane=w999%3Ap9', 404],
       [`pane=${encodeURIComponent(shell)}`, 404],
-      [`pane=${encodeURIComponent(codex)}`, 404],
+      [`pane=${encodeURIComponent(hermes)}`, 404],
       [`pane=${encodeURIComponent(pane)}&subagent=nope`, 404],
       [`pane=${encodeURIComponent(pane)}&subagent=..%2F..%2Fp1`, 404],
       [`pane=${encodeURIComponent(pane)}&subagent=%2Fetc%2Fpasswd`, 404],
@@ -152,7 +152,7 @@ describe('/agent-transcript over a real WebSocket', () => {
         expect(body).not.toContain('\n')
       }
     }
-    expect(await (await plainGet(`pane=${encodeURIComponent(codex)}`)).text()).toBe('transcript not available: agent kind codex not supported')
+    expect(await (await plainGet(`pane=${encodeURIComponent(hermes)}`)).text()).toBe('transcript not available: agent kind hermes not supported')
     expect(await (await plainGet('pane=w999%3Ap9')).text()).toBe('no such agent: this pane has no agent')
     expect(await (await plainGet(`pane=${encodeURIComponent(pane)}&subagent=..%2Fx`)).text()).toBe('transcript not available: no such subagent')
     expect((await fetch(`${stack.bridge.url}/agent-transcript?pane=${encodeURIComponent(pane)}`)).status).toBe(401)

@@ -5,6 +5,7 @@ import type { Agent } from '../lib/inbox.ts'
 import { agentTitle } from '../lib/inbox.ts'
 import { agentHref, type Tab } from '../route.ts'
 import { completions, commandText, slashQuery, type Command } from '../lib/commands.ts'
+import { capsOf, loadKinds, type KindCaps } from '../lib/kinds.ts'
 import { TerminalView } from './terminal.ts'
 import { TranscriptView } from './transcript.ts'
 import { DiffView } from './diff.ts'
@@ -27,9 +28,22 @@ const TABS: Array<[Tab, string]> = [
   ['diff', 'Changes'],
 ]
 
+/** The kind's capabilities from the bridge: undefined while loading or from an older bridge. */
+function useKindCaps(api: Api, kind: string | undefined): KindCaps | null | undefined {
+  const [kinds, setKinds] = useState<Map<string, KindCaps> | null | undefined>(undefined)
+  useEffect(() => {
+    let live = true
+    void loadKinds(api).then((k) => live && setKinds(k))
+    return () => void (live = false)
+  }, [api])
+  return capsOf(kinds, kind)
+}
+
 export function AgentView({ api, bridgeKey, pane, tab: asked, agent, plain }: Props) {
-  const tabs = plain ? TABS.filter(([t]) => t === 'terminal') : TABS
-  const tab = plain ? 'terminal' : asked
+  const caps = useKindCaps(api, agent?.agent)
+  // A kind the bridge reads no transcript for has no transcript tab (unknown: keep it).
+  const tabs = plain ? TABS.filter(([t]) => t === 'terminal') : TABS.filter(([t]) => t !== 'transcript' || (caps?.transcript !== false && caps !== null))
+  const tab = plain ? 'terminal' : tabs.some(([t]) => t === asked) ? asked : 'card'
   // The badge shows the newest status seen, from the snapshot or the card, so it never
   // contradicts the card drawn under it (the snapshot can lag an approve by a moment).
   const [status, setStatus] = useState(agent?.agent_status)
@@ -45,7 +59,7 @@ export function AgentView({ api, bridgeKey, pane, tab: asked, agent, plain }: Pr
       <nav class="tabs" aria-label="Agent views">
         ${tabs.map(([t, label]) => html`<a href=${agentHref(bridgeKey, pane, t)} class=${t === tab ? 'tab active' : 'tab'} aria-current=${t === tab ? 'page' : undefined}>${label}</a>`)}
       </nav>
-      ${tab === 'card' && html`<${CardView} api=${api} pane=${pane} agent=${agent} bridgeKey=${bridgeKey} onStatus=${setStatus} />`}
+      ${tab === 'card' && html`<${CardView} api=${api} pane=${pane} agent=${agent} bridgeKey=${bridgeKey} caps=${caps} onStatus=${setStatus} />`}
       ${tab === 'terminal' && html`<${TerminalView} api=${api} pane=${pane} />`}
       ${tab === 'transcript' && html`<${TranscriptView} api=${api} pane=${pane} /><${ReplyBox} api=${api} pane=${pane} />`}
       ${tab === 'diff' && html`<${DiffView} api=${api} pane=${pane} />`}
@@ -71,7 +85,7 @@ export function cardStatus(c: { agent_status: string; blocked?: unknown }): stri
   return c.agent_status === 'blocked' ? 'working' : c.agent_status
 }
 
-function CardView({ api, pane, agent, bridgeKey, onStatus }: { api: Api; pane: string; agent?: Agent; bridgeKey: string; onStatus?: (s: string) => void }) {
+function CardView({ api, pane, agent, bridgeKey, caps, onStatus }: { api: Api; pane: string; agent?: Agent; bridgeKey: string; caps?: KindCaps | null; onStatus?: (s: string) => void }) {
   const [card, setCard] = useState<any>(null)
   const [error, setError] = useState('')
   const [busy, setBusy] = useState(false)
@@ -121,7 +135,7 @@ function CardView({ api, pane, agent, bridgeKey, onStatus }: { api: Api; pane: s
   }
 
   const blocked = card?.blocked
-  const hasModes = card?.permission_mode !== undefined || (card?.agent_kind ?? agent?.agent) === 'claude'
+  const hasModes = card?.permission_mode !== undefined || caps?.mode_cycle === true
   return html`
     <section class="card" aria-labelledby="card-headline">
       ${error && html`<p class="error" role="alert">${error}</p>`}

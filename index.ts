@@ -1,0 +1,20 @@
+/**
+ * herdr-bridge as a package: what a user config (`bridge serve --config <file>`) and an
+ * out-of-tree plugin or agent kind import. See docs/agent-kinds.md.
+ *
+ *   import { defineConfig, defaultPlugins, defineAgentKind, definePlugin } from 'herdr-bridge'
+ */
+export { defineConfig, type BridgeUserConfig } from './core/config.ts'
+export {
+  defineBridgePlugin,
+  defineBridgePlugin as definePlugin,
+  defineBridgeRoute,
+  defineBridgeWebSocket,
+  type PluginDef,
+  type PluginEntry,
+  type PluginContext,
+  type RouteDef,
+  type WsRouteDef,
+} from './core/plugin.ts'
+export { defaultPlugins } from './bridge.config.ts'
+export * from './lib/kit.ts'

@@ -1,0 +1,37 @@
+/** The claude transcript reader: locate, normalize, roster, activity dating. */
+import { type AgentInfo, lastTimestamp, summarizeTail, SAFE_NAME, sessionValue, type Located, type TranscriptReader } from '../../../lib/kit.ts'
+import { countClaudeLine, normalizeClaudeLine } from './normalize.ts'
+import { findSessionFile, locateClaude } from './locate.ts'
+import { claudeRoster, subagentPath } from './roster.ts'
+
+/** The snapshot dates only sessions whose id herdr reported: it never guesses. */
+async function knownSession(agent: AgentInfo, home: string): Promise<Located | undefined> {
+  const sid = sessionValue(agent)
+  if (!sid || !SAFE_NAME.test(sid)) return undefined
+  const cwds = [agent.foreground_cwd, agent.cwd].filter((c): c is string => typeof c === 'string' && c.startsWith('/'))
+  const path = await findSessionFile(home, cwds, sid)
+  return path ? { sessionId: sid, path } : undefined
+}
+
+export const claudeTranscript: TranscriptReader = {
+  locate: locateClaude,
+  normalize: normalizeClaudeLine,
+  count: countClaudeLine,
+  roster: claudeRoster,
+  subagentPath,
+  async lastActivity(agent, { home }) {
+    const s = await knownSession(agent, home)
+    return s ? lastTimestamp(s.path) : undefined
+  },
+  async summary(agent, { home }) {
+    const s = await knownSession(agent, home)
+    return s ? summarizeTail(s.path, normalizeClaudeLine) : undefined
+  },
+  async subagentCounts(agent, { home }) {
+    const s = await knownSession(agent, home)
+    if (!s) return undefined
+    const rows = await claudeRoster(s)
+    if (!rows.length) return undefined
+    return { total: rows.length, running: rows.filter((r) => !r.done).length }
+  },
+}

@@ -1,0 +1,68 @@
+/**
+ * Claude's subagent roster: `<session dir>/subagents/agent-<id>.jsonl` + `agent-<id>.meta.json`
+ * beside the parent file, flat for every depth. A row needs both files; unreadable metadata
+ * still yields a row (without labels); done comes from the parent transcript.
+ */
+import { readdir, readFile, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import { type RosterRow, isObj, SAFE_NAME, type Located, lastTimestamp } from '../../../lib/kit.ts'
+import { isDone, scanDone } from './done-scan.ts'
+
+const META_MAX = 64 << 10
+
+export const subagentsDir = (parent: Located) => join(parent.path.replace(/\.jsonl$/, ''), 'subagents')
+
+/** Only ever called with an id taken from a discovered row. */
+export const subagentPath = (parent: Located, agentId: string) => join(subagentsDir(parent), `agent-${agentId}.jsonl`)
+
+/** Agent ids having both a transcript and a metadata file; [] when the dir is missing. */
+export async function subagentIds(parent: Located): Promise<string[]> {
+  let names: string[]
+  try {
+    names = await readdir(subagentsDir(parent))
+  } catch {
+    return []
+  }
+  const set = new Set(names)
+  const ids: string[] = []
+  for (const n of names) {
+    const m = /^agent-(.+)\.jsonl$/.exec(n)
+    if (m && SAFE_NAME.test(m[1]) && set.has(`agent-${m[1]}.meta.json`)) ids.push(m[1])
+  }
+  return ids
+}
+
+export async function claudeRoster(parent: Located): Promise<RosterRow[]> {
+  const ids = await subagentIds(parent)
+  if (!ids.length) return []
+  const done = await scanDone(parent.path)
+  const rows = await Promise.all(
+    ids.map(async (id): Promise<RosterRow> => {
+      const meta = await readMeta(join(subagentsDir(parent), `agent-${id}.meta.json`))
+      const row: RosterRow = {
+        agent_id: id,
+        tool_use_id: typeof meta.toolUseId === 'string' ? meta.toolUseId : '',
+        agent_type: typeof meta.agentType === 'string' ? meta.agentType : '',
+        description: typeof meta.description === 'string' ? meta.description : '',
+        spawn_depth: Number.isInteger(meta.spawnDepth) && meta.spawnDepth > 0 ? meta.spawnDepth : 1,
+        done: false,
+      }
+      row.done = isDone(done, id, row.tool_use_id)
+      const ts = await lastTimestamp(subagentPath(parent, id))
+      if (ts !== undefined) row.last_activity_ts = ts
+      return row
+    }),
+  )
+  return rows.sort((a, b) => a.spawn_depth - b.spawn_depth || (a.agent_id < b.agent_id ? -1 : a.agent_id > b.agent_id ? 1 : 0))
+}
+
+async function readMeta(p: string): Promise<Record<string, any>> {
+  try {
+    const st = await stat(p)
+    if (!st.isFile() || st.size > META_MAX) return {}
+    const o = JSON.parse(await readFile(p, 'utf8'))
+    return isObj(o) ? o : {}
+  } catch {
+    return {}
+  }
+}
