@@ -1,6 +1,6 @@
 import type { Peer } from 'crossws'
 import { defineBridgePlugin, defineBridgeWebSocket, type PluginContext } from '../../core/plugin.ts'
-import { buildSnapshot } from '../../lib/snapshot.ts'
+import { acquireLiveSnapshot, type LiveSnapshot } from '../../lib/live-snapshot.ts'
 import { text } from '../../core/respond.ts'
 import { openEventStream, DEFAULT_STREAM, type EventStream, type StreamOptions } from './stream.ts'
 
@@ -20,6 +20,7 @@ export interface EventsOptions extends Partial<StreamOptions> {
 const OPTIONS = 'events.options'
 const PEERS = 'events.peers'
 const streams = new WeakMap<object, EventStream>()
+const lives = new WeakMap<object, LiveSnapshot>()
 
 const peersOf = (ctx: PluginContext | undefined): Set<Peer> | undefined => ctx?.services.get(PEERS) as any
 const optionsOf = (ctx: PluginContext): (StreamOptions & { enabled: boolean }) | undefined => ctx.services.get(OPTIONS) as any
@@ -30,6 +31,9 @@ export default defineBridgePlugin<EventsOptions>({
     ctx.services.set(OPTIONS, { ...DEFAULT_STREAM, enabled: true, ...options })
     const peers = new Set<Peer>()
     ctx.services.set(PEERS, peers)
+    // The snapshot frame comes from the same live model as GET /snapshot.
+    const { live, release } = acquireLiveSnapshot(ctx)
+    lives.set(ctx.bus, live)
     // Spec 3 §7: teardown closes with 1000 or 4000; the core's generic 1001 would come later.
     return () => {
       for (const peer of peers) {
@@ -41,6 +45,7 @@ export default defineBridgePlugin<EventsOptions>({
         }
       }
       peers.clear()
+      release()
     }
   },
   websockets: [
@@ -71,7 +76,7 @@ export default defineBridgePlugin<EventsOptions>({
           {
             bus: ctx.bus,
             now: ctx.now,
-            snapshot: async () => ({ result: { snapshot: await buildSnapshot(ctx, { home: ctx.home }) } }),
+            snapshot: async () => ({ result: { snapshot: await lives.get(ctx.bus)!.get() } }),
             onError: (err) => ctx.log.debug(`events: snapshot failed: ${(err as Error)?.message ?? err}`),
           },
           optionsOf(ctx),

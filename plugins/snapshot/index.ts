@@ -1,11 +1,20 @@
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
-import { buildSnapshot } from '../../lib/snapshot.ts'
+import { acquireLiveSnapshot, type LiveSnapshot } from '../../lib/live-snapshot.ts'
 
 /**
- * The merged state of every herdr session.
+ * The merged state of every herdr session, answered from the live model (lib/live-snapshot.ts).
  *   GET /snapshot   device → {result: {snapshot}}; 502 when no session answers
+ *
+ * Options (bridge.config.ts `[snapshot, {...}]`): `reconcileMs` (default 5000), the longest a
+ * change herdr made without an event stays unseen.
  */
+export interface SnapshotOptions {
+  reconcileMs?: number
+}
+
+const lives = new WeakMap<object, LiveSnapshot>()
+
 const int = v.pipe(v.number(), v.integer())
 const str = v.optional(v.string())
 /** An element of a herdr array (pane, tab, workspace, layout): herdr's fields verbatim plus `session`. */
@@ -40,8 +49,13 @@ export const snapshotSchema = v.looseObject({
   focused_pane_id: v.optional(v.nullable(v.string())),
 })
 
-export default defineBridgePlugin({
+export default defineBridgePlugin<SnapshotOptions>({
   name: 'snapshot',
+  setup(ctx, options = {}) {
+    const { live, release } = acquireLiveSnapshot(ctx, { reconcileMs: options.reconcileMs })
+    lives.set(ctx.bus, live)
+    return release
+  },
   routes: [
     defineBridgeRoute({
       method: 'GET',
@@ -50,7 +64,7 @@ export default defineBridgePlugin({
       describe: 'Merged snapshot of all herdr sessions, agents ranked for attention',
       response: v.object({ result: v.object({ snapshot: snapshotSchema }) }),
       async handler({ ctx }) {
-        return { result: { snapshot: await buildSnapshot(ctx) } }
+        return { result: { snapshot: await lives.get(ctx.bus)!.get() } }
       },
     }),
   ],
