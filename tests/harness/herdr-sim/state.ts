@@ -129,6 +129,8 @@ export class SessionState {
   readonly hub = new EventHub()
   /** Whether the (imaginary) outer terminal has focus; false makes completions land as `done`. */
   clientFocused = true
+  /** Lifecycle events still to be swallowed (`sim.drop_events`): herdr losing events. */
+  dropEvents = 0
   private lastFocusPair = ''
   /** Hooks other modules attach to (agent bookkeeping on exit, stream teardown). */
   readonly paneExitHooks: Array<(pane: Pane) => void> = []
@@ -418,6 +420,10 @@ export class SessionState {
   }
 
   publish(type: string, data: Record<string, unknown>): void {
+    if (this.dropEvents > 0) {
+      this.dropEvents -= 1
+      return
+    }
     this.hub.publish(type, data)
   }
 

@@ -73,6 +73,13 @@ export const simMethods: MethodTable = {
     return ok()
   },
 
+  /** The next `count` events this session would publish are never published (a lost event). */
+  'sim.drop_events': (p, { s }) => {
+    need(Number.isInteger(p.count) && p.count >= 0, 'count must be a non-negative integer')
+    s.dropEvents = p.count
+    return ok()
+  },
+
   /** Closes this session's socket (optionally wiping state), re-listening after `restart_after_ms`. */
   'sim.stop': (p, ctx) => {
     const restartAfterMs = typeof p.restart_after_ms === 'number' ? p.restart_after_ms : undefined
