@@ -64,6 +64,8 @@ export interface WsRouteDef {
   path: string
   auth: AuthLevel
   queryToken?: boolean
+  /** Negotiate `permessage-deflate` (large JSON frames); terminal byte streams leave it off. */
+  deflate?: boolean
   describe?: string
   /** Query parameters and frame shapes, for the API document. */
   doc?: { query?: Record<string, string>; serverFrames?: Record<string, string>; clientFrames?: Record<string, string> }

@@ -11,6 +11,7 @@ import { loadPlugins, setupPlugins, type MountedRoute, type LoadedPlugins } from
 import type { AuthInfo, PluginContext, WsContext } from './plugin.ts'
 import { authenticate, credentialOf } from './auth.ts'
 import { createCors } from './cors.ts'
+import { compressResponse, wsDeflateFor } from './compress.ts'
 import { errorResponse, HttpError, json, text, unauthorized } from './respond.ts'
 import { createBus, type Bus } from './bus.ts'
 import { createHerdr, HerdrError, type Herdr } from './herdr/index.ts'
@@ -177,7 +178,7 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
   const fetch = async (request: Request): Promise<Response> => {
     const started = performance.now()
     const pre = cors.preflight(request)
-    const res = pre ?? cors.decorate(request, await app.fetch(request))
+    const res = pre ?? (await compressResponse(request, cors.decorate(request, await app.fetch(request))))
     log.debug(`${request.method} ${new URL(request.url).pathname} → ${res.status} in ${(performance.now() - started).toFixed(1)} ms`)
     return res
   }
@@ -197,7 +198,7 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
           try {
             const state = await route.accept?.({ request: req, url, auth, ctx: rctx })
             if (state instanceof Response) return state
-            return { context: { ws: { auth, url, state } satisfies WsContext } }
+            return { context: { ws: { auth, url, state } satisfies WsContext }, perMessageDeflate: wsDeflateFor(route) }
           } catch (err) {
             return errorToResponse(err, 'text', log, `WS ${url.pathname}`)
           }

@@ -51,6 +51,7 @@ export default defineBridgePlugin<EventsOptions>({
   websockets: [
     defineBridgeWebSocket({
       path: '/events',
+      deflate: true,
       auth: 'device',
       queryToken: true,
       describe: 'Snapshot then live deltas from herdr and the bridge',

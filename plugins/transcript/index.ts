@@ -67,6 +67,7 @@ export default defineBridgePlugin({
   websockets: [
     defineBridgeWebSocket({
       path: '/agent-transcript',
+      deflate: true,
       auth: 'device',
       queryToken: true,
       describe: 'Structured transcript of an agent pane: hello, newest page, live tail, load_older paging',
