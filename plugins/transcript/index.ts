@@ -9,6 +9,7 @@
  * snapshot's `last_activity_ts` / `subagents` (lib/snapshot.ts calls lastActivity/subagentCounts).
  */
 import type { Peer } from 'crossws'
+import { join } from 'node:path'
 import { defineBridgePlugin, defineBridgeWebSocket, defineAgentKind, type PluginContext } from '../../core/plugin.ts'
 import { text } from '../../core/respond.ts'
 import type { AgentInfo } from '../../core/herdr/index.ts'
@@ -16,12 +17,14 @@ import { sessionValue, type Located, type TranscriptReader } from '../../lib/tra
 import { claudeTranscript } from './claude/kind.ts'
 import { piTranscript } from './pi/kind.ts'
 import { createTranscriptStream, type Source } from './stream.ts'
+import { forgetTranscripts } from './transcript-file.ts'
 
 interface Accepted extends Source {
   pane: string
   subagent?: { id: string; path: string }
   relocate: () => Promise<Source | null>
   log: PluginContext['log']
+  indexDir: string
 }
 
 const notFound = (reason: string) => text(reason.slice(0, 300), 404)
@@ -63,6 +66,8 @@ const streams = new WeakMap<Peer, ReturnType<typeof createTranscriptStream>>()
 
 export default defineBridgePlugin({
   name: 'transcript',
+  // Indexes in memory belong to this bridge; the stored ones let the next start skip the count.
+  setup: () => forgetTranscripts,
   agentKinds: [defineAgentKind({ kind: 'claude', transcript: claudeTranscript }), defineAgentKind({ kind: 'pi', transcript: piTranscript })],
   websockets: [
     defineBridgeWebSocket({
@@ -105,6 +110,7 @@ export default defineBridgePlugin({
             return typeof next === 'string' ? null : next
           },
           log: ctx.log,
+          indexDir: join(ctx.config.data_dir, 'transcript-index'),
         }
         const sub = url.searchParams.get('subagent')
         if (sub !== null && sub !== '') {

@@ -31,6 +31,8 @@ export interface StreamOptions extends Source {
   /** The pane's current source, or null when it cannot be opened now (rotation check). */
   relocate?(): Promise<Source | null>
   onError?(err: unknown): void
+  /** Directory where line indexes of large files are kept across restarts. */
+  indexDir?: string
 }
 
 export interface LoadOlder {
@@ -83,6 +85,7 @@ export function createTranscriptStream(opts: StreamOptions) {
   }
 
   const filePath = () => opts.subagent?.path ?? source.session.path
+  const store = opts.indexDir ? { dir: opts.indexDir, onError: opts.onError } : undefined
 
   async function roster(): Promise<RosterRow[] | null> {
     if (!source.reader.roster) return []
@@ -96,7 +99,7 @@ export function createTranscriptStream(opts: StreamOptions) {
   }
 
   async function openSession(): Promise<void> {
-    file = openTranscript(filePath(), source.reader.normalize, source.kind, source.reader.count)
+    file = openTranscript(filePath(), source.reader.normalize, source.kind, source.reader.count, store)
     await file.refresh()
     const rows = (await roster()) ?? []
     const total = file.total
@@ -157,7 +160,7 @@ export function createTranscriptStream(opts: StreamOptions) {
     } else if (next.session.path !== source.session.path && !file.exists) {
       // Same session found at another place before anything was written: follow it silently.
       source = next
-      file = openTranscript(filePath(), source.reader.normalize, source.kind, source.reader.count)
+      file = openTranscript(filePath(), source.reader.normalize, source.kind, source.reader.count, store)
       sent = file.first - 1
     }
   }
