@@ -160,11 +160,12 @@ export function createLiveSnapshot(ctx: Ctx, opts: LiveSnapshotOptions = {}): Li
     },
   })
 
-  // Bounded staleness for changes no event announced; idle when nobody reads.
+  // Bounded staleness for changes no event announced; idle when nobody reads. Twice per
+  // interval, so a model is renewed before reads would have to wait for it.
   const timer = setInterval(() => {
     if (stopped || ctx.now() - lastRead > 3 * reconcileMs) return
     for (const [s, m] of models) void refresh(s, m).catch(() => {})
-  }, reconcileMs)
+  }, reconcileMs / 2)
   timer.unref?.()
 
   return {

@@ -46,7 +46,7 @@ export const simMethods: MethodTable = {
     const pane = paneOrThrow(s, p.pane_id)
     const agent: string = p.agent ?? pane.agentLabel ?? 'sim-agent'
     if (p.category !== undefined) pane.blockCategory = p.category || undefined
-    reportAgent(s, pane, { source: p.source ?? 'custom:sim', agent, state: p.state as AgentState })
+    reportAgent(s, pane, { source: p.source ?? 'custom:sim', agent, state: p.state as AgentState, agentSessionId: p.agent_session_id ?? undefined })
     if (p.seen !== undefined) pane.seen = p.seen === true
     if (p.title !== undefined || p.display_agent !== undefined || p.state_labels !== undefined) {
       setPresentation(s, pane, { title: p.title, displayAgent: p.display_agent, stateLabels: p.state_labels })
