@@ -71,21 +71,17 @@ describe('live snapshot', () => {
   })
 
   test('a change whose event herdr lost is visible within one reconcile interval', async () => {
-    const { pane } = await newPane(st.sim)
-    await setStatus(st.sim, pane, 'working')
-    await expect.poll(async () => agentOf(await snapshot(), pane)?.agent_status, { timeout: 20_000 }).toBe('working')
-    // herdr loses the status event (the hub entry that both the lifecycle and per-pane streams read).
-    const announced: string[] = []
-    const off = st.bridge.bridge.ctx.bus.subscribe({
-      deliver: (ev) => void (ev.type === 'pane_agent_status_changed' && ev.payload.pane_id === pane && announced.push(ev.payload.agent_status)),
-    })
-    await st.sim.request('sim.drop_events', { count: 1 })
-    await setStatus(st.sim, pane, 'blocked')
+    const ws = (await st.sim.request('workspace.create', {})).workspace.workspace_id as string
+    const labelOf = async () => (await snapshot()).workspaces.find((w: any) => w.workspace_id === ws)?.label
+    await expect.poll(labelOf, { timeout: 20_000 }).toBeDefined()
+    // herdr loses the rename's event; a raw lifecycle subscription shows it was never published.
+    const raw = await st.sim.subscribe([{ type: 'workspace.renamed' }])
+    await st.sim.request('sim.drop_events', { count: 1, type: 'workspace_renamed' })
+    await st.sim.request('workspace.rename', { workspace_id: ws, label: 'renamed-silently' })
     const changed = Date.now()
-    await expect.poll(async () => agentOf(await snapshot(), pane)?.agent_status, { timeout: 20_000, interval: 50 }).toBe('blocked')
-    off()
-    // The bridge really was never told: the reconcile found it.
-    expect(announced).toEqual([])
+    await expect.poll(labelOf, { timeout: 20_000, interval: 50 }).toBe('renamed-silently')
+    expect(raw.events.filter((e: any) => e.data?.workspace_id === ws)).toEqual([])
+    raw.close()
     // One interval, plus room for the round trip on a loaded machine.
     expect(Date.now() - changed).toBeLessThan(RECONCILE_MS + 1500)
   })

@@ -73,10 +73,11 @@ export const simMethods: MethodTable = {
     return ok()
   },
 
-  /** The next `count` events this session would publish are never published (a lost event). */
+  /** The next `count` events (of `type`, e.g. `pane_agent_status_changed`, when given) are never published. */
   'sim.drop_events': (p, { s }) => {
     need(Number.isInteger(p.count) && p.count >= 0, 'count must be a non-negative integer')
-    s.dropEvents = p.count
+    need(p.type === undefined || typeof p.type === 'string', 'type must be a string')
+    s.dropEvents = { count: p.count, type: p.type ?? null }
     return ok()
   },
 
