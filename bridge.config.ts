@@ -8,6 +8,10 @@ import herdrProxy from './plugins/herdr-proxy/index.ts'
 import events from './plugins/events/index.ts'
 import timeline from './plugins/timeline/index.ts'
 import push from './plugins/push/index.ts'
+import notifyFcm from './plugins/notify-fcm/index.ts'
+import notifyWebpush from './plugins/notify-webpush/index.ts'
+import notifyNtfy from './plugins/notify-ntfy/index.ts'
+import notifyWebhook from './plugins/notify-webhook/index.ts'
 import agentState from './plugins/agent-state/index.ts'
 import transcript from './plugins/transcript/index.ts'
 import diff from './plugins/diff/index.ts'
@@ -39,6 +43,10 @@ export default defineConfig({
     events,
     timeline,
     push,
+    notifyFcm,
+    notifyWebpush,
+    notifyNtfy,
+    notifyWebhook,
     agentState,
     transcript,
     diff,

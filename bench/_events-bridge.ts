@@ -4,7 +4,7 @@ import { startBridge } from '../tests/harness/bridge.ts'
 
 const home = process.argv[2]
 const b = await startBridge({ home })
-await (b.bridge.ctx.services.get('herdr.ingest') as any).settled()
+await b.bridge.ingest!.settled()
 process.stdout.write(`ready ${JSON.stringify({ url: b.url, token: b.adminToken })}\n`)
 process.stdin.setEncoding('utf8')
 process.stdin.on('data', async (d: string) => {

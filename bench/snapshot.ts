@@ -98,7 +98,7 @@ export async function run(): Promise<void> {
       if (res.status !== 200) throw new Error(`/snapshot answered ${res.status}: ${await res.text()}`)
       return res.json()
     }
-    await (bridge.bridge.ctx.services.get('herdr.ingest') as any).settled()
+    await bridge.bridge.ingest!.settled()
     const first = (await http()) as any
     const n = first.result.snapshot.agents.length
     if (n !== AGENTS) throw new Error(`expected ${AGENTS} agents in the snapshot, got ${n}`)

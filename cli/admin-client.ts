@@ -1,41 +1,170 @@
-import { loadConfig, splitAddr, type BridgeConfig } from '../core/config.ts'
+import { DEFAULT_ADDR, loadConfig, resolveDataDir, splitAddr, type BridgeConfig } from '../core/config.ts'
+import { CliError, bridgeCommand } from './errors.ts'
+import { readRunFile } from './runfile.ts'
 
-/** The running daemon's localhost admin API, as the CLI reaches it. */
-export function adminClient(opts: { dir?: string }) {
-  let config: BridgeConfig
+export { CliError }
+
+export { targetArgs } from './args.ts'
+
+export interface TargetOptions {
+  dir?: string
+  url?: string
+  addr?: string
+  env?: NodeJS.ProcessEnv
+}
+
+/** Which daemon a command talks to, and the data dir it read. */
+export interface Target {
+  base: string
+  port: number
+  dataDir: string
+  /** Null when `<dataDir>/config.json` does not exist. */
+  config: BridgeConfig | null
+  /** True when the address came from --url/--addr rather than config or env. */
+  explicit: boolean
+}
+
+export function resolveTarget(opts: TargetOptions): Target {
+  const env = opts.env ?? process.env
+  const dataDir = resolveDataDir(opts.dir, env)
+  const config = readConfig(dataDir, env)
+  let base: string
+  if (opts.url) base = parseUrlFlag(opts.url)
+  else {
+    const addr = opts.addr ?? config?.transport.addr ?? env.BRIDGE_ADDR ?? DEFAULT_ADDR
+    base = baseOfAddr(addr, opts.addr ? '--addr' : env.BRIDGE_ADDR ? 'BRIDGE_ADDR' : 'transport.addr')
+  }
+  const u = new URL(base)
+  return { base, port: Number(u.port || (u.protocol === 'https:' ? 443 : 80)), dataDir, config, explicit: !!(opts.url || opts.addr) }
+}
+
+/** A config that does not exist is null; a broken one is a one-line error naming the file. */
+export function readConfig(dataDir: string, env: NodeJS.ProcessEnv = process.env): BridgeConfig | null {
   try {
-    config = loadConfig({ dir: opts.dir, create: false })
+    return loadConfig({ dir: dataDir, env, create: false })
   } catch (err) {
+    if (/^no config at /.test((err as Error).message)) return null
     throw new CliError((err as Error).message)
   }
-  const { host, port } = splitAddr(config.transport.addr)
+}
+
+/** The loopback URL a client uses for a listen address (a wildcard listens on loopback too). */
+export function baseOfAddr(addr: string, from = '--addr'): string {
+  let host: string
+  let port: number
+  try {
+    ;({ host, port } = splitAddr(addr))
+  } catch {
+    throw new CliError(`bad ${from} ${JSON.stringify(addr)}: want host:port, e.g. 127.0.0.1:8787`)
+  }
+  if (!(port > 0 && port < 65536)) throw new CliError(`bad ${from} ${JSON.stringify(addr)}: the port must be 1-65535`)
   const local = host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host
-  const base = `http://${local.includes(':') ? `[${local}]` : local}:${port}`
+  return `http://${local.includes(':') ? `[${local}]` : local}:${port}`
+}
+
+function parseUrlFlag(raw: string): string {
+  let u: URL
+  try {
+    u = new URL(raw)
+  } catch {
+    throw new CliError(`bad --url ${JSON.stringify(raw)}: want http://host:port or https://host`)
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new CliError(`bad --url ${JSON.stringify(raw)}: want an http:// or https:// URL`)
+  return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`
+}
+
+/** The running daemon's admin API, as the CLI reaches it. */
+export function adminClient(opts: TargetOptions) {
+  const env = opts.env ?? process.env
+  const target = resolveTarget(opts)
+  const { base } = target
+  const notRunning = () =>
+    new CliError(`the bridge is not running at ${base}; start it with \`${bridgeCommand(`serve${target.explicit ? ` --addr ${new URL(base).host}` : ''}`)}\``)
+
+  /** The token to use and where it came from; falls back to the run file of the bridge there. */
+  let auth: { token: string; from: string; dir: string } | null = target.config
+    ? { token: target.config.admin_token, from: env.BRIDGE_ADMIN_TOKEN ? 'BRIDGE_ADMIN_TOKEN' : `${target.config.config_path}`, dir: target.dataDir }
+    : env.BRIDGE_ADMIN_TOKEN
+      ? { token: env.BRIDGE_ADMIN_TOKEN, from: 'BRIDGE_ADMIN_TOKEN', dir: target.dataDir }
+      : null
+
+  /** The data dir of the bridge listening there, when it left a run file and we can read its config. */
+  const fromRunFile = (): { auth: typeof auth; dir?: string } => {
+    const rf = readRunFile(target.port, env)
+    if (!rf || rf.data_dir === auth?.dir) return { auth: null }
+    try {
+      const c = loadConfig({ dir: rf.data_dir, env: { ...env, BRIDGE_ADMIN_TOKEN: '' }, create: false })
+      return { auth: { token: c.admin_token, from: c.config_path, dir: rf.data_dir }, dir: rf.data_dir }
+    } catch {
+      return { auth: null, dir: rf.data_dir }
+    }
+  }
+
+  const send = async (token: string, method: string, path: string, body?: unknown): Promise<Response> => {
+    try {
+      return await fetch(base + path, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(10_000),
+      })
+    } catch {
+      throw notRunning()
+    }
+  }
+
   return {
-    config,
+    target,
     base,
+    notRunning,
+    get dataDir() {
+      return auth?.dir ?? target.dataDir
+    },
     async call<T = any>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-      let res: Response
-      try {
-        res = await fetch(base + path, {
-          method,
-          headers: { authorization: `Bearer ${config.admin_token}`, 'content-type': 'application/json' },
-          body: body === undefined ? undefined : JSON.stringify(body),
-          signal: AbortSignal.timeout(10_000),
-        })
-      } catch {
-        throw new CliError(`the bridge is not running at ${base}; start it with \`npx bridge serve\``)
+      if (!auth) {
+        const found = fromRunFile()
+        if (found.auth) auth = found.auth
+        else {
+          if (!(await reachable(base))) throw notRunning()
+          const where = `no config at ${target.dataDir}/config.json`
+          throw new CliError(found.dir ? `${where}; the bridge at ${base} uses --dir ${found.dir}: pass that` : `${where}; pass the --dir the bridge at ${base} was started with`)
+        }
       }
-      const textBody = await res.text()
-      let parsed: any = textBody
+      let res = await send(auth.token, method, path, body)
+      if (res.status === 401) {
+        const found = fromRunFile()
+        if (found.auth) {
+          auth = found.auth
+          res = await send(auth.token, method, path, body)
+        }
+        if (res.status === 401) {
+          const hint = found.dir ? ` (it runs with --dir ${found.dir})` : ''
+          throw new CliError(
+            auth.from === 'BRIDGE_ADMIN_TOKEN'
+              ? `the admin token in BRIDGE_ADMIN_TOKEN is not the one the bridge at ${base} uses; unset it or pass the --dir that bridge was started with${hint}`
+              : `the admin token in ${auth.from} is not the one the bridge at ${base} uses; was it started with another --dir?${hint}`,
+          )
+        }
+      }
+      const text = await res.text()
+      let parsed: any = text
       try {
-        parsed = JSON.parse(textBody)
+        parsed = JSON.parse(text)
       } catch {}
-      if (!res.ok) throw new CliError(`${method} ${path} failed (${res.status}): ${parsed?.error ?? textBody}`.trim())
+      if (res.status === 404 && !parsed?.error) throw new CliError(`the server at ${base} has no ${path}; is it a herdr-bridge (and one this recent)?`)
+      if (!res.ok) throw new CliError(`${parsed?.error ?? (text.trim() || `${method} ${path} answered ${res.status}`)}`)
       return parsed as T
     },
   }
 }
 
-/** An error shown to the user as one line, with a non-zero exit. */
-export class CliError extends Error {}
+/** Whether anything answers /healthz there (no token needed). */
+export async function reachable(base: string, timeoutMs = 3000): Promise<boolean> {
+  try {
+    const res = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(timeoutMs) })
+    await res.body?.cancel()
+    return true
+  } catch {
+    return false
+  }
+}

@@ -1,32 +1,27 @@
-import { defineCommand, runMain } from 'citty'
-import { consola } from 'consola'
-import { renderUnicodeCompact } from 'uqr'
+import { defineCommand } from 'citty'
 import { BRIDGE_VERSION } from '../core/version.ts'
-import { adminClient, CliError } from './admin-client.ts'
+import { fail, runCli } from './run.ts'
+import { dirArg, targetArgs } from './args.ts'
 
-const dirArg = { dir: { type: 'string', description: 'Data dir (default $BRIDGE_DIR or ~/.herdr-bridge)' } } as const
+// Each command loads its module on demand: a thin client needs none of the daemon's plugins.
 
 const serveCmd = defineCommand({
   meta: { name: 'serve', description: 'Run the bridge daemon' },
   args: {
     ...dirArg,
-    addr: { type: 'string', description: 'Listen address host:port (default 127.0.0.1:8787)' },
+    addr: { type: 'string', description: 'Listen address host:port (default $BRIDGE_ADDR or 127.0.0.1:8787)' },
   },
-  // Loaded on demand: the other commands are thin clients and need none of the plugins.
   run: async ({ args }) => (await import('./serve.ts')).serve({ dir: args.dir, addr: args.addr }),
 })
 
 const pairCmd = defineCommand({
   meta: { name: 'pair', description: 'Print a one-time pairing QR code for a new device' },
-  args: { ...dirArg, json: { type: 'boolean', description: 'Print only the JSON payload' } },
-  async run({ args }) {
-    const admin = adminClient({ dir: args.dir })
-    const r = await admin.call<{ code: string; url: string }>('POST', '/admin/pairing')
-    const payload = JSON.stringify({ url: r.url, code: r.code })
-    if (args.json) return void console.log(payload)
-    console.log(renderUnicodeCompact(payload))
-    console.log(`\nScan with the app, or enter by hand:\n  url:  ${r.url}\n  code: ${r.code}   (valid 5 minutes, one use)\n\n${payload}`)
+  args: {
+    ...targetArgs,
+    url: { type: 'string', description: 'URL to put in the code, when the phone reaches the bridge elsewhere (reach the daemon with --addr)' },
+    json: { type: 'boolean', description: 'Print only the JSON payload' },
   },
+  run: async ({ args }) => (await import('./pair.ts')).pair({ dir: args.dir, addr: args.addr, url: args.url, json: args.json }),
 })
 
 const devicesCmd = defineCommand({
@@ -34,24 +29,30 @@ const devicesCmd = defineCommand({
   subCommands: {
     list: defineCommand({
       meta: { name: 'list', description: 'List paired devices' },
-      args: { ...dirArg, json: { type: 'boolean', description: 'Print JSON' } },
-      async run({ args }) {
-        const { devices } = await adminClient({ dir: args.dir }).call<{ devices: any[] }>('GET', '/admin/devices')
-        if (args.json) return void console.log(JSON.stringify(devices, null, 2))
-        if (!devices.length) return void console.log('No paired devices. Pair one with `bridge pair`.')
-        const fmt = (t?: number) => (t ? new Date(t).toISOString().replace('T', ' ').slice(0, 19) : '-')
-        console.log(['ID'.padEnd(10), 'NAME'.padEnd(24), 'PAIRED'.padEnd(20), 'LAST SEEN'.padEnd(20), 'PUSH'].join(' '))
-        for (const d of devices) console.log([d.id.padEnd(10), String(d.name).slice(0, 24).padEnd(24), fmt(d.paired_at).padEnd(20), fmt(d.last_seen).padEnd(20), d.has_push_token ? 'yes' : 'no'].join(' '))
-      },
+      args: { ...targetArgs, json: { type: 'boolean', description: 'Print JSON' } },
+      run: async ({ args }) => (await import('./devices.ts')).listDevices(args),
     }),
     revoke: defineCommand({
       meta: { name: 'revoke', description: 'Revoke a device by id' },
-      args: { ...dirArg, id: { type: 'positional', description: 'Device id (from `bridge devices list`)', required: true } },
-      async run({ args }) {
-        const r = await adminClient({ dir: args.dir }).call<{ id: string; name: string }>('POST', '/admin/devices/revoke', { id: args.id })
-        console.log(`Revoked ${r.id} (${r.name}). Its bearer no longer works.`)
-      },
+      args: { ...targetArgs, id: { type: 'positional', description: 'Device id (from `bridge devices list`)', required: true } },
+      run: async ({ args }) => (await import('./devices.ts')).revokeDevice(args),
     }),
+  },
+})
+
+const statusCmd = defineCommand({
+  meta: { name: 'status', description: 'Whether the daemon runs and reaches herdr (exit 0 only then)' },
+  args: { ...targetArgs, json: { type: 'boolean', description: 'Print JSON' } },
+  run: async ({ args }) => {
+    process.exitCode = await (await import('./status.ts')).status(args)
+  },
+})
+
+const doctorCmd = defineCommand({
+  meta: { name: 'doctor', description: 'Check this machine’s setup: Node, herdr, git, data dir, port, public URL, push' },
+  args: { ...dirArg, addr: { type: 'string', description: 'Listen address to check (default $BRIDGE_ADDR or transport.addr)' } },
+  run: async ({ args }) => {
+    process.exitCode = await (await import('./doctor.ts')).doctor({ dir: args.dir, addr: args.addr })
   },
 })
 
@@ -60,30 +61,59 @@ const pushCmd = defineCommand({
   subCommands: {
     login: defineCommand({
       meta: { name: 'login', description: 'Log in with gcloud user credentials for a Firebase project' },
-      args: { ...dirArg, project: { type: 'string', description: 'Firebase project id' } },
-      run: async ({ args }) => (await import('./push.ts')).pushLogin({ dir: args.dir, project: args.project }),
+      args: { ...targetArgs, project: { type: 'string', description: 'Firebase project id' } },
+      run: async ({ args }) => (await import('./push.ts')).pushLogin({ dir: await pushDir(args), project: args.project }),
     }),
     status: defineCommand({
       meta: { name: 'status', description: 'Show which push credentials are used and whether they may send' },
-      args: { ...dirArg },
-      run: async ({ args }) => (await import('./push.ts')).pushStatus({ dir: args.dir }),
+      args: targetArgs,
+      run: async ({ args }) => (await import('./push.ts')).pushStatus({ dir: await pushDir(args) }),
+    }),
+  },
+})
+
+/** push works on a data dir; --url/--addr name the running bridge whose data dir to use. */
+async function pushDir(args: { dir?: string; url?: string; addr?: string }): Promise<string | undefined> {
+  if (args.dir || (!args.url && !args.addr)) return args.dir
+  const { resolveTarget } = await import('./admin-client.ts')
+  const { readRunFile } = await import('./runfile.ts')
+  const t = resolveTarget(args)
+  return readRunFile(t.port)?.data_dir ?? t.dataDir
+}
+
+const serviceArgs = { ...dirArg, addr: { type: 'string', description: 'Listen address for the service (default 127.0.0.1:8787)' } } as const
+const serviceCmd = defineCommand({
+  meta: { name: 'service', description: 'Run the bridge as a service (systemd user unit on Linux, launchd agent on macOS)' },
+  subCommands: {
+    install: defineCommand({
+      meta: { name: 'install', description: 'Write, enable and start the service' },
+      args: { ...serviceArgs, print: { type: 'boolean', description: 'Print the unit to stdout instead of installing it' } },
+      run: async ({ args }) => (await import('./service.ts')).serviceInstall(args),
+    }),
+    uninstall: defineCommand({
+      meta: { name: 'uninstall', description: 'Stop, disable and remove the service' },
+      run: async () => (await import('./service.ts')).serviceUninstall(),
+    }),
+    status: defineCommand({
+      meta: { name: 'status', description: "The service manager's view of the service" },
+      run: async () => {
+        process.exitCode = await (await import('./service.ts')).serviceStatus()
+      },
+    }),
+    logs: defineCommand({
+      meta: { name: 'logs', description: 'Show the service log' },
+      args: { follow: { type: 'boolean', alias: 'f', description: 'Keep printing new lines' }, lines: { type: 'string', alias: 'n', description: 'How many lines (default 100)' } },
+      run: async ({ args }) => (await import('./service.ts')).serviceLogs({ follow: args.follow, lines: args.lines }),
     }),
   },
 })
 
 const main = defineCommand({
   meta: { name: 'bridge', version: BRIDGE_VERSION, description: 'herdr-bridge: watch and drive herdr agents from phones and browsers' },
-  subCommands: { serve: serveCmd, pair: pairCmd, devices: devicesCmd, push: pushCmd },
+  subCommands: { serve: serveCmd, pair: pairCmd, devices: devicesCmd, status: statusCmd, doctor: doctorCmd, push: pushCmd, service: serviceCmd, notify: () => import('./notify.ts').then((m) => m.notifyCmd) },
 })
 
-process.on('unhandledRejection', (err) => {
-  consola.error(err instanceof Error ? err.message : String(err))
-  process.exit(1)
-})
+process.on('unhandledRejection', (err) => fail(err))
+process.on('uncaughtException', (err) => fail(err))
 
-await runMain(main, {
-  showUsage: undefined,
-}).catch((err) => {
-  console.error(`bridge: ${err?.message ?? err}`)
-  process.exit(1)
-})
+await runCli(main, process.argv.slice(2), BRIDGE_VERSION)

@@ -3,8 +3,8 @@ import { homedir } from 'node:os'
 import type { Agent } from 'node:http'
 import { loadConfig, updateStoredConfig } from '../core/config.ts'
 import { CliError } from './admin-client.ts'
-import { findCredential, describeCredential, gcloudAdcPath, CredentialError, MESSAGING_SCOPE, type FoundCredential } from '../plugins/push/credentials.ts'
-import { createFcmSender, useQuotaProject } from '../plugins/push/sender.ts'
+import { findCredential, describeCredential, gcloudAdcPath, CredentialError, MESSAGING_SCOPE, type FoundCredential } from '../plugins/notify-fcm/credentials.ts'
+import { createFcmSender, useQuotaProject } from '../plugins/notify-fcm/sender.ts'
 
 /**
  * `bridge push login --project <id>` and `bridge push status` (spec 1 §6.3). Both work on the
@@ -82,7 +82,7 @@ export async function pushStatus(opts: PushCliOptions): Promise<void> {
     out(`  3. ${gcloudAdcPath(env, home)} (gcloud application-default login)`)
     out(`  4. the metadata server (${env.GCE_METADATA_HOST || 'metadata.google.internal'})`)
     out('Fix: save a service-account key at (1), or run: bridge push login --project <project-id>')
-    throw new CliError('push: no credentials')
+    throw new CliError(`push: no credentials found; save a service-account key as ${config.push.service_account_path} or run \`bridge push login --project <project-id>\``)
   }
   out(`Credentials: ${describeCredential(found)}`)
   const restoreQuota = found.type === 'authorized_user' ? useQuotaProject(found.projectId) : () => {}

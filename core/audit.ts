@@ -49,12 +49,7 @@ export function auditActor(auth: AuthInfo): string {
   return auth.kind === 'device' ? auth.deviceId! : auth.kind === 'admin' ? 'admin' : '-'
 }
 
-/** The pane a request targets, from the field names the API uses. */
-export function auditTarget(query: Record<string, unknown>, body: unknown): string | undefined {
-  const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>
-  const params = (b.params && typeof b.params === 'object' ? b.params : {}) as Record<string, unknown>
-  for (const v of [query.pane, b.pane, b.agent, b.pane_id, b.split_from, b.workspace_id, params.pane_id, params.target_pane_id, params.workspace_id, params.tab_id, query.workspace_id]) {
-    if (typeof v === 'string' && v) return v
-  }
-  return undefined
+/** The first non-empty string of the candidates: a route's audit hook names its target with it. */
+export function firstId(...candidates: unknown[]): string | undefined {
+  return candidates.find((v): v is string => typeof v === 'string' && v !== '')
 }

@@ -8,13 +8,24 @@ export interface BusEvent<P = any> {
   payload: P
 }
 
+/**
+ * What happens when a subscriber's queue is full: `unsubscribe` drops the subscriber (a stream
+ * client then resyncs), `drop-oldest` discards the oldest queued event and keeps it subscribed.
+ */
+export type LagPolicy = 'unsubscribe' | 'drop-oldest'
+
 export interface Subscriber {
   /** Called in publish order; an async handler holds back later events for this subscriber only. */
   deliver: (event: BusEvent) => void | Promise<void>
-  /** Called once when the subscriber fell more than `limit` events behind and was dropped. */
-  onLag?: () => void
+  /**
+   * `unsubscribe`: called once when the subscriber fell `limit` events behind and was dropped.
+   * `drop-oldest`: called with the number of events skipped once its queue has drained again.
+   */
+  onLag?: (skipped: number) => void
   /** Queue bound; default 1024 events. */
   limit?: number
+  /** Default `unsubscribe`. */
+  lag?: LagPolicy
   name?: string
 }
 
@@ -37,6 +48,15 @@ export function createBus(opts: { now?: () => number; onError?: (err: unknown, s
     queue: BusEvent[]
     running: boolean
     dropped: boolean
+    skipped: number
+  }
+
+  const lagged = (slot: Slot, skipped: number) => {
+    try {
+      slot.sub.onLag?.(skipped)
+    } catch (err) {
+      opts.onError?.(err, slot.sub)
+    }
   }
 
   const drain = async (slot: Slot) => {
@@ -51,6 +71,10 @@ export function createBus(opts: { now?: () => number; onError?: (err: unknown, s
       }
     }
     slot.running = false
+    if (slot.skipped && !slot.dropped) {
+      lagged(slot, slot.skipped)
+      slot.skipped = 0
+    }
   }
 
   return {
@@ -58,16 +82,17 @@ export function createBus(opts: { now?: () => number; onError?: (err: unknown, s
       const ev: BusEvent = { source, type, seq: ++seq, ts: now(), payload }
       for (const slot of subs) {
         if (slot.queue.length >= (slot.sub.limit ?? 1024)) {
-          // Dropping the laggard keeps everyone else fast and memory bounded; it resyncs.
-          slot.dropped = true
-          slot.queue.length = 0
-          subs.delete(slot)
-          try {
-            slot.sub.onLag?.()
-          } catch (err) {
-            opts.onError?.(err, slot.sub)
+          if (slot.sub.lag === 'drop-oldest') {
+            slot.queue.shift()
+            slot.skipped++
+          } else {
+            // Dropping the laggard keeps everyone else fast and memory bounded; it resyncs.
+            slot.dropped = true
+            slot.queue.length = 0
+            subs.delete(slot)
+            lagged(slot, 0)
+            continue
           }
-          continue
         }
         slot.queue.push(ev)
       }
@@ -77,7 +102,7 @@ export function createBus(opts: { now?: () => number; onError?: (err: unknown, s
       return ev
     },
     subscribe(sub) {
-      const slot: Slot = { sub, queue: [], running: false, dropped: false }
+      const slot: Slot = { sub, queue: [], running: false, dropped: false, skipped: 0 }
       subs.add(slot)
       return () => {
         slot.dropped = true

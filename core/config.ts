@@ -31,6 +31,20 @@ export interface PushConfig {
   project_id: string
 }
 
+/** Alert channels besides FCM (README: Alerts). */
+export interface NotifyConfig {
+  webpush: {
+    /** VAPID `sub`: a mailto: or https: contact the push services may use. */
+    subject: string
+    /** Also accept http: push endpoints (tests, push services on a LAN). */
+    insecure: boolean
+  }
+  /** An ntfy topic URL (ntfy.sh or self-hosted) and an optional access token. */
+  ntfy: { url: string; token: string }
+  /** Signed JSON webhooks. */
+  webhooks: { url: string; secret: string }[]
+}
+
 /** The persisted config (`<data dir>/config.json`) after env overrides. */
 export interface BridgeConfig {
   data_dir: string
@@ -40,6 +54,7 @@ export interface BridgeConfig {
   server_name: string
   transport: TransportConfig
   push: PushConfig
+  notify: NotifyConfig
   /** Path of the herdr CLI (BRIDGE_HERDR_BIN). */
   herdr_bin: string
 }
@@ -51,7 +66,7 @@ export function resolveDataDir(dir?: string, env = process.env): string {
   return resolve(dir || env.BRIDGE_DIR || join(homedir(), '.herdr-bridge'))
 }
 
-const stored = ['admin_token', 'server_id', 'server_name', 'transport', 'push'] as const
+const stored = ['admin_token', 'server_id', 'server_name', 'transport', 'push', 'notify'] as const
 
 /**
  * Loads `<dir>/config.json`, creating it (0600, in a 0700 dir) with a fresh admin token and
@@ -94,6 +109,12 @@ export function loadConfig(opts: { dir?: string; env?: NodeJS.ProcessEnv; create
     service_account_path: str(file.push?.service_account_path) || d.push?.service_account_path || join(dataDir, 'serviceAccount.json'),
     project_id: str(file.push?.project_id) || d.push?.project_id || '',
   }
+  const n = file.notify ?? {}
+  const notify: NotifyConfig = {
+    webpush: { subject: str(n.webpush?.subject), insecure: n.webpush?.insecure === true },
+    ntfy: { url: str(n.ntfy?.url), token: str(n.ntfy?.token) },
+    webhooks: Array.isArray(n.webhooks) ? n.webhooks.filter((w: any) => w && str(w.url)).map((w: any) => ({ url: str(w.url), secret: str(w.secret) })) : [],
+  }
   const config: BridgeConfig = {
     data_dir: dataDir,
     config_path: configPath,
@@ -102,6 +123,7 @@ export function loadConfig(opts: { dir?: string; env?: NodeJS.ProcessEnv; create
     server_name: str(file.server_name) || d.server_name || hostname() || 'herdr-bridge',
     transport,
     push,
+    notify,
     herdr_bin: 'herdr',
   }
   return applyEnv(config, env)
@@ -118,6 +140,12 @@ export function applyEnv(c: BridgeConfig, env: NodeJS.ProcessEnv): BridgeConfig 
   if (env.BRIDGE_SERVICE_ACCOUNT) c.push.service_account_path = env.BRIDGE_SERVICE_ACCOUNT
   if (env.BRIDGE_FCM_PROJECT) c.push.project_id = env.BRIDGE_FCM_PROJECT
   if (env.BRIDGE_HERDR_BIN) c.herdr_bin = env.BRIDGE_HERDR_BIN
+  if (env.BRIDGE_WEBPUSH_SUBJECT) c.notify.webpush.subject = env.BRIDGE_WEBPUSH_SUBJECT.trim()
+  if (env.BRIDGE_WEBPUSH_INSECURE) c.notify.webpush.insecure = env.BRIDGE_WEBPUSH_INSECURE === '1'
+  if (env.BRIDGE_NTFY_URL) c.notify.ntfy.url = env.BRIDGE_NTFY_URL.trim()
+  if (env.BRIDGE_NTFY_TOKEN) c.notify.ntfy.token = env.BRIDGE_NTFY_TOKEN.trim()
+  if (env.BRIDGE_WEBHOOK_URL) c.notify.webhooks = list(env.BRIDGE_WEBHOOK_URL.split(',')).map((url) => ({ url, secret: (env.BRIDGE_WEBHOOK_SECRET ?? '').trim() }))
+  else if (env.BRIDGE_WEBHOOK_SECRET) c.notify.webhooks = c.notify.webhooks.map((w) => ({ ...w, secret: w.secret || env.BRIDGE_WEBHOOK_SECRET!.trim() }))
   return c
 }
 

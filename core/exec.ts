@@ -1,4 +1,3 @@
-import { execa } from 'execa'
 
 export interface ExecResult {
   stdout: string
@@ -37,6 +36,8 @@ export class ExecFailure extends Error {
  */
 export const exec: Exec = async (file, args, opts = {}) => {
   const timeoutMs = opts.timeoutMs ?? 15_000
+  // Loaded on first use: execa and its dependencies are a noticeable part of idle memory.
+  const { execa } = await import('execa')
   const sub = execa(file, args, {
     cwd: opts.cwd,
     env: opts.env,

@@ -1,14 +1,14 @@
-import type { PluginContext, PluginDef, PluginEntry, RouteDef, WsRouteDef } from './plugin.ts'
+import type { AnyPlugin, PluginContext, PluginEntry, RouteDef, WsRouteDef } from './plugin.ts'
 
-export interface MountedRoute extends RouteDef {
+export interface MountedRoute extends RouteDef<any, any, any> {
   plugin: string
 }
-export interface MountedWs extends WsRouteDef {
+export interface MountedWs extends WsRouteDef<any> {
   plugin: string
 }
 
 export interface LoadedPlugins {
-  plugins: { def: PluginDef; options: unknown }[]
+  plugins: { def: AnyPlugin; options: unknown }[]
   /** path → method → route */
   routes: Map<string, Map<string, MountedRoute>>
   websockets: Map<string, MountedWs>
@@ -48,27 +48,47 @@ export function loadPlugins(entries: PluginEntry[]): LoadedPlugins {
   return { plugins, routes, websockets }
 }
 
-/** Runs each plugin's setup in order; returns the disposers in reverse order. */
-export async function setupPlugins(loaded: LoadedPlugins, ctxFor: (plugin: string) => PluginContext): Promise<(() => void | Promise<void>)[]> {
+/** A plugin once set up: its context and the state its `setup` returned. */
+export interface RunningPlugin {
+  ctx: PluginContext
+  state: unknown
+}
+
+/**
+ * Runs each plugin's setup in order, then opens its manifest's bus subscriptions with the state
+ * it returned. Returns the running plugins by name and the shutdown steps in reverse order.
+ */
+export async function setupPlugins(
+  loaded: LoadedPlugins,
+  ctxFor: (plugin: string) => PluginContext,
+): Promise<{ running: Map<string, RunningPlugin>; disposers: (() => void | Promise<void>)[] }> {
+  const running = new Map<string, RunningPlugin>()
   const disposers: (() => void | Promise<void>)[] = []
   for (const { def, options } of loaded.plugins) {
     const ctx = ctxFor(def.name)
     for (const k of def.agentKinds ?? []) ctx.agentKinds.register(k, def.name)
+    const state = await def.setup?.(ctx, options)
+    running.set(def.name, { ctx, state })
+    if (def.dispose) disposers.push(() => def.dispose!(state, ctx))
     for (const s of def.subscribe ?? []) {
+      const types = s.type === undefined ? undefined : new Set([s.type].flat())
+      const label = `${def.name} (${s.source ?? '*'}/${[...(types ?? ['*'])].join(',')})`
       disposers.push(
         ctx.bus.subscribe({
-          name: `${def.name}:${s.source ?? '*'}:${s.type ?? '*'}`,
-          limit: 10_000,
+          name: label,
+          limit: s.limit ?? 10_000,
+          lag: s.lag,
           deliver: (ev) => {
-            if ((s.source && s.source !== ev.source) || (s.type && s.type !== ev.type)) return
-            return s.handler(ev, ctx)
+            if ((s.source && s.source !== ev.source) || (types && !types.has(ev.type))) return
+            return s.handler(ev, { ctx, state })
           },
-          onLag: () => ctx.log.warn(`bus subscriber ${s.source ?? '*'}/${s.type ?? '*'} fell behind and was dropped`),
+          onLag: (dropped) =>
+            s.lag === 'drop-oldest'
+              ? ctx.log.warn(`bus subscriber ${label} fell behind; ${dropped} oldest event(s) skipped`)
+              : ctx.log.warn(`bus subscriber ${label} fell behind and was dropped`),
         }),
       )
     }
-    const d = await def.setup?.(ctx, options)
-    if (typeof d === 'function') disposers.push(d)
   }
-  return disposers.reverse()
+  return { running, disposers: disposers.reverse() }
 }

@@ -4,11 +4,12 @@ import type { ConsolaInstance } from 'consola'
 import type { Storage } from 'unstorage'
 import type { GenericSchema } from 'valibot'
 import type { BridgeConfig } from './config.ts'
-import type { Bus, BusEvent } from './bus.ts'
+import type { Bus, BusEvent, LagPolicy } from './bus.ts'
 import type { Herdr } from './herdr/index.ts'
 import type { DeviceStore } from '../storage/devices.ts'
 import type { AgentKindRegistry, AgentKind } from './agent-kinds.ts'
 import type { Exec } from './exec.ts'
+import type { LoadedPlugins } from './loader.ts'
 
 export type AuthLevel = 'device' | 'admin' | 'none' | 'pairing'
 export type ErrorStyle = 'text' | 'json'
@@ -19,15 +20,18 @@ export interface AuthInfo {
   deviceId?: string
 }
 
-export interface RouteInput<Q = any, B = any> {
+/** What a handler receives: the parsed query and body, the caller, and its plugin's state. */
+export interface RouteInput<Q = any, B = any, S = unknown> {
   event: H3Event
   query: Q
   body: B
   auth: AuthInfo
   ctx: PluginContext
+  /** What the plugin's `setup` returned. */
+  state: S
 }
 
-export interface RouteDef<Q = any, B = any> {
+export interface RouteDef<Q = any, B = any, S = unknown> {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE'
   path: string
   auth: AuthLevel
@@ -48,55 +52,96 @@ export interface RouteDef<Q = any, B = any> {
    * one: a valibot schema for JSON, or a media type for anything else.
    */
   response?: GenericSchema | { type: string; description?: string }
-  /** Non-GET routes are written to the audit log unless this is false (pure reads over POST). */
-  audit?: boolean
-  handler: (input: RouteInput<Q, B>) => unknown | Promise<unknown>
+  /**
+   * The audit log (docs/security.md): non-GET routes are written unless this is false (pure
+   * reads over POST). A function names the pane or workspace the request targets, and may add
+   * the herdr method it forwards or the length of the text it types.
+   */
+  audit?: false | ((input: { query: Q; body: B }) => AuditFields | undefined)
+  handler: (input: RouteInput<Q, B, S>) => unknown | Promise<unknown>
 }
 
-export interface WsContext {
+/** What a route's audit hook adds to its audit line (lengths only, never the text). */
+export interface AuditFields {
+  pane?: string
+  method?: string
+  text_length?: number
+}
+
+export interface WsContext<S = unknown, A = any> {
   auth: AuthInfo
   url: URL
+  ctx: PluginContext
+  /** What the plugin's `setup` returned. */
+  state: S
   /** What `accept` returned. */
-  state: any
+  accepted: A
+  /** Set by the core when the device was revoked before the socket opened. */
+  revoked?: boolean
 }
 
-export interface WsRouteDef {
+export interface WsRouteDef<S = unknown, A = any, Q = any> {
   path: string
   auth: AuthLevel
   queryToken?: boolean
   /** Negotiate `permessage-deflate` (large JSON frames); terminal byte streams leave it off. */
   deflate?: boolean
   describe?: string
-  /** Query parameters and frame shapes, for the API document. */
-  doc?: { query?: Record<string, string>; serverFrames?: Record<string, string>; clientFrames?: Record<string, string> }
+  /** Query parameters, checked after auth; a failure refuses the upgrade with 400. Listed in the API document. */
+  query?: GenericSchema<any, Q>
+  /** Frame shapes, for the API document. */
+  doc?: { serverFrames?: Record<string, string>; clientFrames?: Record<string, string> }
   /**
-   * Runs after auth, before the upgrade and also for a plain GET on the path: return a Response
-   * to refuse (404 unknown pane, …), or a state object handed to the hooks.
+   * Runs after auth and query validation, before the upgrade and also for a plain GET on the
+   * path: return a Response to refuse (404 unknown pane, …), or a value handed to the hooks.
    */
-  accept?: (input: { request: Request; url: URL; auth: AuthInfo; ctx: PluginContext }) => Promise<unknown> | unknown
-  open: (peer: Peer, ws: WsContext) => void | Promise<void>
-  message?: (peer: Peer, message: Message, ws: WsContext) => void | Promise<void>
-  close?: (peer: Peer, ws: WsContext, details: { code?: number; reason?: string }) => void | Promise<void>
+  accept?: (input: { request: Request; url: URL; query: Q; auth: AuthInfo; ctx: PluginContext; state: S }) => Promise<A | Response> | A | Response
+  open: (peer: Peer, ws: WsContext<S, A>) => void | Promise<void>
+  message?: (peer: Peer, message: Message, ws: WsContext<S, A>) => void | Promise<void>
+  close?: (peer: Peer, ws: WsContext<S, A>, details: { code?: number; reason?: string }) => void | Promise<void>
 }
 
-export interface BusSubscription {
-  source?: string
-  type?: string
-  handler: (event: BusEvent, ctx: PluginContext) => void | Promise<void>
+/**
+ * A bus subscription the core opens after `setup` and closes at shutdown. Each has its own
+ * queue of `limit` events (default 10,000); `lag` says what happens when it is full:
+ * `unsubscribe` (default) drops the subscriber and warns once, `drop-oldest` discards the
+ * oldest queued event and keeps going (for notifiers, where a late alert beats none).
+ */
+export interface BusSubscription<S = unknown> {
+  source?: BusEvent['source']
+  /** One event type or several; all when absent. */
+  type?: string | string[]
+  limit?: number
+  lag?: LagPolicy
+  handler: (event: BusEvent, input: { ctx: PluginContext; state: S }) => void | Promise<void>
 }
 
-export interface PluginDef<O = any> {
+export interface PluginDef<O = any, S = unknown> {
   name: string
-  routes?: RouteDef[]
-  websockets?: WsRouteDef[]
-  subscribe?: BusSubscription[]
+  /** Start-up work; what it returns is the plugin's state, handed to its routes, sockets and subscriptions. */
+  setup?: (ctx: PluginContext, options: O) => S | Promise<S>
+  /** Shutdown work, given the state `setup` returned. */
+  dispose?: (state: S, ctx: PluginContext) => void | Promise<void>
+  routes?: RouteDef<any, any, S>[]
+  websockets?: WsRouteDef<S>[]
+  subscribe?: BusSubscription<S>[]
   agentKinds?: AgentKind[]
-  setup?: (ctx: PluginContext, options: O) => void | (() => void | Promise<void>) | Promise<void | (() => void | Promise<void>)>
 }
+
+/** Any plugin, whatever its options and state. */
+export type AnyPlugin = PluginDef<any, any>
 
 export interface Sockets {
   /** Closes every open WebSocket authenticated as this device. */
   closeDevice(deviceId: string, code?: number, reason?: string): void
+}
+
+/** What the core knows of the running server, for the plugins that describe it. */
+export interface ServerInfo {
+  /** Every mounted route and WebSocket (the API document is built from it). */
+  readonly routes: LoadedPlugins
+  /** The URL the server listens on, once it does. */
+  url?: string
 }
 
 /** Everything a plugin may use. Plugins never import each other. */
@@ -110,28 +155,41 @@ export interface PluginContext {
   agentKinds: AgentKindRegistry
   exec: Exec
   sockets: Sockets
+  server: ServerInfo
   /** Wall clock, injectable in tests. */
   now: () => number
   /** The bridge's environment and HOME (tests give the bridge its own). Read these, not process.env. */
   env: NodeJS.ProcessEnv
   home: string
-  /** Shared state a plugin exposes to the core (for example whether a recorder runs). */
-  services: Map<string, unknown>
 }
 
-export function defineBridgePlugin<O = any>(def: PluginDef<O>): PluginDef<O> {
+/**
+ * A plugin. Its state type comes from `setup`; routes that use it are written with
+ * `defineBridgeRoute.with<State>()` so the handler sees it typed.
+ */
+export function defineBridgePlugin<O = any, S = unknown>(def: PluginDef<O, S>): PluginDef<O, S> {
   return def
 }
 
-export function defineBridgeRoute<Q = any, B = any>(def: RouteDef<Q, B>): RouteDef<Q, B> {
+export function defineBridgeRoute<Q = any, B = any>(def: RouteDef<Q, B, unknown>): RouteDef<Q, B, unknown> {
   return def
 }
+/** `defineBridgeRoute` for routes that read their plugin's state of type S. */
+defineBridgeRoute.with =
+  <S>() =>
+  <Q = any, B = any>(def: RouteDef<Q, B, S>): RouteDef<Q, B, S> =>
+    def
 
-export function defineBridgeWebSocket(def: WsRouteDef): WsRouteDef {
+export function defineBridgeWebSocket<A = any, Q = any>(def: WsRouteDef<unknown, A, Q>): WsRouteDef<unknown, A, Q> {
   return def
 }
+/** `defineBridgeWebSocket` for sockets that read their plugin's state of type S. */
+defineBridgeWebSocket.with =
+  <S>() =>
+  <A = any, Q = any>(def: WsRouteDef<S, A, Q>): WsRouteDef<S, A, Q> =>
+    def
 
 /** A plugin listed in bridge.config.ts, optionally with options: `[plugin, { … }]`. */
-export type PluginEntry = PluginDef | [PluginDef, unknown]
+export type PluginEntry = AnyPlugin | [AnyPlugin, unknown]
 
 export { defineAgentKind } from './agent-kinds.ts'

@@ -1,3 +1,4 @@
+import { HTTPError } from 'h3'
 import type { ErrorStyle } from './plugin.ts'
 
 /**
@@ -12,14 +13,10 @@ export function text(body: string, status = 200, headers: Record<string, string>
   return new Response(body, { status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers } })
 }
 
-/** An error the handler means to send: status plus a one-line message in the route's style. */
-export class HttpError extends Error {
-  constructor(
-    public status: number,
-    message: string,
-    public headers: Record<string, string> = {},
-  ) {
-    super(message)
+/** An error the handler means to send: h3's HTTPError, sent as a one-line message in the route's style. */
+export class HttpError extends HTTPError {
+  constructor(status: number, message: string, headers: Record<string, string> = {}) {
+    super({ status, message, headers })
   }
 }
 

@@ -5,3 +5,6 @@
 export const API_VERSION = 6
 
 export const BRIDGE_VERSION = '0.1.0'
+
+/** herdr's wire protocol this bridge was built and tested against (herdr 0.8.x speaks 19–20). */
+export const HERDR_PROTOCOL = 20

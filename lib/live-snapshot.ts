@@ -27,7 +27,7 @@ export interface LiveSnapshot {
   stop(): void
 }
 
-type Ctx = Pick<PluginContext, 'herdr' | 'agentKinds' | 'bus' | 'services' | 'now'> & { home?: string }
+type Ctx = Pick<PluginContext, 'herdr' | 'agentKinds' | 'bus' | 'now'> & { home?: string }
 
 const ARRAYS = ['agents', 'panes', 'tabs', 'workspaces', 'layouts'] as const
 
@@ -66,11 +66,9 @@ export function createLiveSnapshot(ctx: Ctx, opts: LiveSnapshotOptions = {}): Li
     return m
   }
 
-  /** Whether the ingest holds a live subscription for the session (no feed, no trust). */
-  const fed = (s: string): boolean => {
-    const ingest = ctx.services.get('herdr.ingest') as { state(): Record<string, string> } | undefined
-    return ingest?.state()[s] === 'connected'
-  }
+  /** Sessions whose ingest subscription is up, from its own announcements (no feed, no trust). */
+  const connected = new Set<string>()
+  const fed = (s: string): boolean => connected.has(s)
 
   const index = (m: SessionModel) => {
     m.agentAt.clear()
@@ -147,6 +145,8 @@ export function createLiveSnapshot(ctx: Ctx, opts: LiveSnapshotOptions = {}): Li
     deliver(ev: BusEvent) {
       const s = (ev.payload as any)?.session
       if (typeof s !== 'string') return
+      if (ev.type === 'multiplexer_connected') connected.add(s)
+      else if (ev.type === 'multiplexer_disconnected') connected.delete(s)
       const m = models.get(s)
       if (!m) return
       if (ev.source === 'multiplexer' && ev.type === 'pane_agent_status_changed') {

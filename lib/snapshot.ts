@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import type { PluginContext } from '../core/plugin.ts'
 import { HerdrError, qualifyInPlace, type AgentInfo } from '../core/herdr/index.ts'
 import { runGit } from './git/run.ts'
+import { createCache } from './cache.ts'
 
 /** Rank of each status in the attention order of spec 1 §2.1; anything else ranks 4. */
 const ATTENTION: Record<string, number> = { blocked: 0, done: 1, working: 2, idle: 3, unknown: 4 }
@@ -68,15 +69,14 @@ export function createBranchReader(opts: BranchReaderOptions = {}): BranchReader
   const locateTtl = opts.locateTtlMs ?? 30_000
   const missTtl = opts.missTtlMs ?? 5_000
   const headTtl = opts.headTtlMs ?? 1_000
-  const located = new Map<string, { at: number; gitDir?: string | null; pending?: Promise<string | null> }>()
-  const heads = new Map<string, { at: number; branch: Promise<string> }>()
+  const located = createCache<string, { at: number; gitDir?: string | null; pending?: Promise<string | null> }>({ max: 4096 })
+  const heads = createCache<string, { at: number; branch: Promise<string> }>({ max: 4096 })
 
   const locate = (dir: string): Promise<string | null> => {
     const t = now()
     const hit = located.get(dir)
     if (hit?.pending) return hit.pending
     if (hit && t - hit.at < (hit.gitDir ? locateTtl : missTtl)) return Promise.resolve(hit.gitDir ?? null)
-    if (located.size > 4096) located.clear()
     const entry: { at: number; gitDir?: string | null; pending?: Promise<string | null> } = { at: t }
     entry.pending = runGit(dir, ['rev-parse', '--is-inside-work-tree', '--absolute-git-dir'])
       .then((r) => {
@@ -113,7 +113,6 @@ export function createBranchReader(opts: BranchReaderOptions = {}): BranchReader
         return ''
       },
     )
-    if (heads.size > 4096) heads.clear()
     heads.set(gitDir, { at: t, branch })
     return branch
   }

@@ -7,14 +7,15 @@ import type { CardOption } from './card.ts'
 // CSI, OSC (BEL or ST terminated), other two-byte escapes, then stray control bytes but \n and \t.
 const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]|[\x00-\x08\x0b-\x1f\x7f]/g
 
+/** Escape sequences and control bytes (carriage returns included) removed; the one stripper of the bridge. */
 export function stripAnsi(s: string): string {
-  return s.replace(/\r\n?/g, '\n').replace(ANSI, '')
+  return s.replace(ANSI, '')
 }
 
-/** Screen text → lines with ANSI removed and trailing spaces trimmed. */
+/** Screen text → lines with ANSI removed and trailing spaces trimmed; a lone CR ends a line as on screen. */
 export function screenLines(text: string | undefined | null): string[] {
   if (!text) return []
-  return stripAnsi(text)
+  return stripAnsi(text.replace(/\r\n?/g, '\n'))
     .split('\n')
     .map((l) => l.replace(/\s+$/, ''))
 }

@@ -49,6 +49,8 @@ export const fsAtomicDriver = defineDriver((opts: { base: string }) => {
       }
     },
     getKeys: (b) => walk(b ? pathOf(b) : base),
-    clear: () => {},
+    clear: (b) => {
+      for (const key of walk(b ? pathOf(b) : base)) rmSync(pathOf(key), { force: true })
+    },
   }
 })

@@ -17,8 +17,9 @@ let failed = 0
 try {
   const res = JSON.parse(readFileSync(out, 'utf8'))
   passed = res.numPassedTests
-  // Suites that fail to load count as failures too, so a broken file cannot pass silently.
-  failed = res.numFailedTests + (res.testResults ?? []).filter((f) => f.status === 'failed' && !f.assertionResults?.length).length
+  // A file that failed without a failed test (it did not load, or a beforeAll threw and its
+  // tests were skipped) counts as a failure too, so a broken file cannot pass silently.
+  failed = res.numFailedTests + (res.testResults ?? []).filter((f) => f.status === 'failed' && !f.assertionResults?.some((a) => a.status === 'failed')).length
   rmSync(out, { force: true })
 } catch {
   failed = Math.max(failed, 1)

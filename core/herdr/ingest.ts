@@ -149,7 +149,7 @@ function createSessionIngester(session: string, deps: IngestDeps, opts: IngestOp
   let maxTimer: NodeJS.Timeout | undefined
   let retryTimer: NodeJS.Timeout | undefined
   let probeTimer: NodeJS.Timeout | undefined
-  let settledWaiters: (() => void)[] = []
+  const settledWaiters: (() => void)[] = []
   let lastWarn = ''
 
   const q = (id: string) => qualifyId(session, id)

@@ -15,7 +15,8 @@ export const RACY_MS = 50
 
 /** How often each cache answered without running git (tests check a cache really served). */
 export const cacheHits = { layout: 0, refs: 0, counts: 0 }
-const MAX_ENTRIES = 256
+/** Bound of each git answer cache (layout, refs, counts). */
+export const MAX_ENTRIES = 256
 
 /** Inode, size, mtime and ctime of each path ('-' when absent), and the newest time seen. */
 export async function signature(paths: string[]): Promise<{ sig: string; parts: string[]; newestMs: number }> {
@@ -33,7 +34,4 @@ export async function signature(paths: string[]): Promise<{ sig: string; parts: 
   return { sig: parts.join('|'), parts, newestMs }
 }
 
-/** Bounds a Map used as a cache by dropping its oldest insertions. */
-export function trimOldest<V>(m: Map<string, V>): void {
-  while (m.size > MAX_ENTRIES) m.delete(m.keys().next().value as string)
-}
+

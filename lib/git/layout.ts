@@ -14,7 +14,8 @@ import { realpath } from 'node:fs/promises'
 import { dirname, join, sep } from 'node:path'
 import { runGit, type GitOptions } from './run.ts'
 import { configPaths, CONFIG_ENV, type GitDirs } from './refs-cache.ts'
-import { signature, RACY_MS, trimOldest, cacheHits } from './file-signature.ts'
+import { signature, RACY_MS, MAX_ENTRIES, cacheHits } from './file-signature.ts'
+import { createCache } from '../cache.ts'
 
 export const LAYOUT_TTL_MS = 5_000
 const REV_PARSE = ['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-dir', '--git-common-dir']
@@ -33,7 +34,7 @@ interface Entry {
   sig: string
 }
 
-const cache = new Map<string, Entry>()
+const cache = createCache<string, Entry>({ max: MAX_ENTRIES })
 
 export async function readLayout(cwd: string, o: GitOptions): Promise<Layout> {
   const env = o.env ?? process.env
@@ -60,7 +61,6 @@ export async function readLayout(cwd: string, o: GitOptions): Promise<Layout> {
     // Kept only when nothing was touched so recently that a same-tick change could hide.
     if (realAfter === realBefore && sig.newestMs < startedAt - RACY_MS) {
       cache.set(key, { layout, realCwd: realBefore, at: startedAt, paths, sig: sig.sig })
-      trimOldest(cache)
     }
   }
   return layout

@@ -24,7 +24,8 @@
 import { readdir } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { runGit, type GitOptions } from './run.ts'
-import { signature, RACY_MS, trimOldest, cacheHits } from './file-signature.ts'
+import { signature, RACY_MS, MAX_ENTRIES, cacheHits } from './file-signature.ts'
+import { createCache } from '../cache.ts'
 
 export const REFS_TTL_MS = 5_000
 export const COUNTS_TTL_MS = 30_000
@@ -52,8 +53,8 @@ interface RefsEntry {
   signature: string
 }
 
-const refsCache = new Map<string, RefsEntry>()
-const countsCache = new Map<string, { ahead: number; behind: number; at: number }>()
+const refsCache = createCache<string, RefsEntry>({ max: MAX_ENTRIES })
+const countsCache = createCache<string, { ahead: number; behind: number; at: number }>({ max: MAX_ENTRIES })
 
 /** `git remote` and `for-each-ref` output for the repository, from cache when still valid. */
 export async function readRefs(cwd: string, dirs: GitDirs | null, o: GitOptions): Promise<RefsRead> {
@@ -79,7 +80,6 @@ export async function readRefs(cwd: string, dirs: GitDirs | null, o: GitOptions)
   if (unchanged && Math.max(before.newestMs, after.newestMs) < startedAt - RACY_MS) {
     refsCache.delete(key)
     refsCache.set(key, { read, at: startedAt, paths: afterPaths, signature: after.sig })
-    trimOldest(refsCache)
   } else refsCache.delete(key)
   return read
 }
@@ -102,7 +102,6 @@ export async function aheadBehindCached(cwd: string, commonDir: string, head: st
   if (ids) {
     countsCache.delete(key)
     countsCache.set(key, { ...counts, at: Date.now() })
-    trimOldest(countsCache)
   }
   return counts
 }

@@ -152,10 +152,12 @@ export function createPortScanner(ctx: PluginContext): PortScanner {
   }
 }
 
-/** The bridge-wide scanner: one cache shared by every plugin of this bridge. */
+/** One scanner per bridge (keyed by its bus), so every plugin of a bridge shares one scan cache. */
+const scanners = new WeakMap<PluginContext['bus'], PortScanner>()
+
 export function portScanner(ctx: PluginContext): PortScanner {
-  let s = ctx.services.get('core.ports') as PortScanner | undefined
-  if (!s) ctx.services.set('core.ports', (s = createPortScanner(ctx)))
+  let s = scanners.get(ctx.bus)
+  if (!s) scanners.set(ctx.bus, (s = createPortScanner(ctx)))
   return s
 }
 

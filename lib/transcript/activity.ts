@@ -1,9 +1,10 @@
 /** last_activity_ts: the newest `timestamp` written to a transcript, read from its last 64 KiB only. */
 import { open, stat } from 'node:fs/promises'
+import { createCache } from '../cache.ts'
 
 export const TAIL_BYTES = 64 << 10
 
-const memo = new Map<string, { size: number; mtime: number; value: number | undefined }>()
+const memo = createCache<string, { size: number; mtime: number; value: number | undefined }>({ max: 1024 })
 
 /** The complete lines of a file's last 64 KiB, or null when it cannot be read. */
 export async function readTailLines(path: string, bytes = TAIL_BYTES): Promise<string[] | null> {
@@ -42,7 +43,6 @@ export async function lastTimestamp(path: string): Promise<number | undefined> {
   let value: number | undefined
   for (let i = lines.length - 1; i >= 0 && value === undefined; i--) value = timestampOf(lines[i])
   memo.set(path, { size: st.size, mtime: st.mtimeMs, value })
-  if (memo.size > 1024) memo.clear()
   return value
 }
 

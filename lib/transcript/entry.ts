@@ -78,12 +78,7 @@ export function oneLine(s: string, n: number): string {
   return cap(s.replace(/\s+/g, ' ').trim(), n)
 }
 
-// CSI, OSC (BEL or ST terminated), other two-byte escapes, then C0 controls except \n and \t.
-const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]?|[\x00-\x08\x0b-\x1f]/g
-
-export function stripAnsi(s: string): string {
-  return s.replace(ANSI, '')
-}
+export { stripAnsi } from '../text.ts'
 
 export function basename(p: string): string {
   const trimmed = p.replace(/[\\/]+$/, '')

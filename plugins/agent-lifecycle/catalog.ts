@@ -1,5 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
+import { createCache, type Cache } from '../../lib/cache.ts'
 import type { PluginContext } from '../../core/plugin.ts'
 
 /** Kinds from `herdr agent start --help`: the `[possible values: a, b]` list after `--kind`. */
@@ -48,10 +49,14 @@ export interface AvailableAgent {
 const CATALOG_TTL_MS = 60_000
 
 /** herdr's kind catalog (CLI help text, parsed whatever the exit code), cached for a minute. */
+/** One catalog per bridge (keyed by its bus). */
+const catalogs = new WeakMap<PluginContext['bus'], Cache<'kinds', string[]>>()
+
 export async function knownKinds(ctx: PluginContext): Promise<string[]> {
-  const key = 'agent-lifecycle.catalog'
-  const hit = ctx.services.get(key) as { at: number; kinds: string[] } | undefined
-  if (hit && ctx.now() - hit.at < CATALOG_TTL_MS) return hit.kinds
+  let cache = catalogs.get(ctx.bus)
+  if (!cache) catalogs.set(ctx.bus, (cache = createCache({ max: 1, ttlMs: CATALOG_TTL_MS, now: ctx.now })))
+  const hit = cache.get('kinds')
+  if (hit) return hit
   const run = async (args: string[]) => {
     try {
       const r = await ctx.exec(ctx.config.herdr_bin, args, { timeoutMs: 30_000, env: ctx.env })
@@ -62,7 +67,7 @@ export async function knownKinds(ctx: PluginContext): Promise<string[]> {
   }
   let kinds = parseStartHelp(await run(['agent', 'start', '--help']))
   if (!kinds.length) kinds = parseAgentUsage(await run(['agent']))
-  if (kinds.length) ctx.services.set(key, { at: ctx.now(), kinds })
+  if (kinds.length) cache.set('kinds', kinds)
   return kinds
 }
 

@@ -1,6 +1,7 @@
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute, type PluginContext } from '../../core/plugin.ts'
 import { fail, HttpError } from '../../core/respond.ts'
+import { firstId } from '../../core/audit.ts'
 import { HerdrError, qualifyId } from '../../core/herdr/index.ts'
 import { createPane, waitForPrompt } from '../../core/herdr/panes.ts'
 import { availableAgents, findOnPath, knownKinds } from './catalog.ts'
@@ -66,6 +67,7 @@ export default defineBridgePlugin({
         label: str(),
         timeout_ms: v.optional(v.number('want a number')),
       }),
+      audit: ({ body }) => ({ pane: firstId(body.pane_id, body.split_from, body.workspace_id) }),
       async handler({ body, ctx }) {
         if (!body.kind) fail(400, 'kind: want an agent kind')
         const targets = [body.pane_id, body.split_from, body.workspace_id].filter((t) => t !== undefined && t !== '')
@@ -133,6 +135,7 @@ export default defineBridgePlugin({
         prompt: str(),
         timeout_ms: v.optional(v.number('want a number')),
       }),
+      audit: ({ body }) => ({ pane: body.pane_id }),
       async handler({ body, ctx }) {
         if (!body.pane_id) fail(400, 'pane_id: want a pane id')
         const found = await agentOrNull(ctx, body.pane_id)
@@ -160,6 +163,7 @@ export default defineBridgePlugin({
       describe: "Quit a pane's agent and keep the pane",
       response: v.object({ stopped: v.literal(true), pane_id: v.string(), kind: v.string() }),
       body: v.object({ pane_id: str() }),
+      audit: ({ body }) => ({ pane: body.pane_id }),
       async handler({ body, ctx }) {
         if (!body.pane_id) fail(400, 'pane_id: want a pane id')
         const found = await agentOrNull(ctx, body.pane_id)

@@ -71,6 +71,7 @@ export default defineBridgePlugin({
       path: '/agent-mode/cycle',
       auth: 'device',
       body: v.object({ pane: v.pipe(v.string(), v.trim(), v.minLength(1)) }),
+      audit: ({ body }) => ({ pane: body.pane }),
       invalid: 'want {pane}',
       describe: 'Advance the permission mode of an agent one step',
       // permission_mode only when the new mode was read back within about a second.

@@ -3,6 +3,9 @@
  * seed and close reasons. No I/O, so each rule is tested on its own.
  */
 
+import * as v from 'valibot'
+import { stripAnsi } from '../../lib/text.ts'
+
 export const SIZE_MAX = 1000
 /** The reference bridge's initial PTY size; the client sends its real size right after connecting. */
 export const DEFAULT_COLS = 80
@@ -21,24 +24,39 @@ export interface AttachQuery {
 
 export type QueryResult = { ok: true; query: AttachQuery } | { ok: false; message: string }
 
-const sizeOf = (v: string | null, name: string, fallback: number): number | string => {
-  if (v === null || v === '') return fallback
-  if (!/^\d{1,4}$/.test(v) || Number(v) < 1 || Number(v) > SIZE_MAX) return `${name}: want an integer 1..${SIZE_MAX}`
-  return Number(v)
-}
+/** Absent or empty query values read as ''. */
+const param = () => v.optional(v.string(), '')
+
+const size = (name: string, fallback: number, what: string) =>
+  v.pipe(
+    param(),
+    v.check((s) => s === '' || (/^\d{1,4}$/.test(s) && Number(s) >= 1 && Number(s) <= SIZE_MAX), `${name}: want an integer 1..${SIZE_MAX}`),
+    v.transform((s) => (s === '' ? fallback : Number(s))),
+    v.description(what),
+  )
+
+/** The /attach query; checked by the core after auth, listed in the API document. */
+export const attachQuery = v.object({
+  pane: v.pipe(param(), v.trim(), v.nonEmpty('want ?pane=<pane_id>'), v.description('pane id, session-qualified (required)')),
+  mode: v.pipe(
+    param(),
+    v.picklist(['', 'control', 'observe'], 'mode: want control or observe'),
+    v.transform((m): Mode => (m === 'observe' ? 'observe' : 'control')),
+    v.description('control (default) or observe (read-only, any number of watchers)'),
+  ),
+  cols: size('cols', DEFAULT_COLS, `initial PTY columns 1..${SIZE_MAX} (default ${DEFAULT_COLS})`),
+  rows: size('rows', DEFAULT_ROWS, `initial PTY rows 1..${SIZE_MAX} (default ${DEFAULT_ROWS})`),
+  takeover: v.pipe(
+    param(),
+    v.picklist(['', '0', '1', 'true', 'false'], 'takeover: want 1 or 0'),
+    v.transform((t) => t === '1' || t === 'true'),
+    v.description('1 takes the pane over from its current controller (who closes with 4001)'),
+  ),
+})
 
 export function parseAttachQuery(params: URLSearchParams): QueryResult {
-  const pane = (params.get('pane') ?? '').trim()
-  if (!pane) return { ok: false, message: 'want ?pane=<pane_id>' }
-  const m = params.get('mode') ?? ''
-  if (m !== '' && m !== 'control' && m !== 'observe') return { ok: false, message: 'mode: want control or observe' }
-  const cols = sizeOf(params.get('cols'), 'cols', DEFAULT_COLS)
-  if (typeof cols === 'string') return { ok: false, message: cols }
-  const rows = sizeOf(params.get('rows'), 'rows', DEFAULT_ROWS)
-  if (typeof rows === 'string') return { ok: false, message: rows }
-  const t = params.get('takeover') ?? ''
-  if (t !== '' && t !== '0' && t !== '1' && t !== 'true' && t !== 'false') return { ok: false, message: 'takeover: want 1 or 0' }
-  return { ok: true, query: { pane, mode: m === 'observe' ? 'observe' : 'control', cols, rows, takeover: t === '1' || t === 'true' } }
+  const r = v.safeParse(attachQuery, Object.fromEntries(params))
+  return r.success ? { ok: true, query: r.output } : { ok: false, message: r.issues[0].message }
 }
 
 /**
@@ -81,8 +99,7 @@ export const releaseLine = () => JSON.stringify({ type: 'terminal.release' }) + 
 /** CRLF line endings, idempotent (CRLF → LF → CRLF), trailing blank lines dropped; null when blank. */
 export function historyFrame(text: string): Buffer | null {
   const lf = text.replace(/\r\n/g, '\n').replace(/\n+$/, '')
-  // eslint-disable-next-line no-control-regex
-  if (!lf.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').trim()) return null
+  if (!stripAnsi(lf).trim()) return null
   return Buffer.from(lf.replace(/\n/g, '\r\n') + '\r\n', 'utf8')
 }
 

@@ -1,7 +1,7 @@
 import type { Peer } from 'crossws'
-import { defineBridgePlugin, defineBridgeWebSocket, type PluginContext } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineBridgeWebSocket } from '../../core/plugin.ts'
 import { text } from '../../core/respond.ts'
-import { parseAttachQuery } from './frames.ts'
+import { attachQuery } from './frames.ts'
 import { startRelay, type Relay, type RelayLimits, type RelayOptions } from './relay.ts'
 
 /**
@@ -28,44 +28,30 @@ import { startRelay, type Relay, type RelayLimits, type RelayOptions } from './r
  *   second controller, 4001 taken over, 1011 the CLI failed, 1013 the client stopped reading.
  */
 
-interface AttachState extends RelayOptions {
-  ctx: PluginContext
+interface AttachState {
   relays: Map<string, Relay>
+  limits: RelayLimits
 }
+const socket = defineBridgeWebSocket.with<AttachState>()
 
-const RELAYS = 'attach.relays'
-
-const LIMITS = 'attach.limits'
-
-export default defineBridgePlugin<RelayLimits>({
+export default defineBridgePlugin({
   name: 'attach',
-  setup(ctx, limits) {
-    const relays = new Map<string, Relay>()
-    ctx.services.set(RELAYS, relays)
-    ctx.services.set(LIMITS, limits ?? {})
-    // Shutdown ends every stream and waits for each CLI process to be gone.
-    return async () => {
-      const live = [...relays.values()]
-      relays.clear()
-      for (const r of live) r.end()
-      await Promise.all(live.map((r) => r.exited))
-    }
+  setup: (_ctx, limits: RelayLimits | undefined): AttachState => ({ relays: new Map(), limits: limits ?? {} }),
+  // Shutdown ends every stream and waits for each CLI process to be gone.
+  async dispose({ relays }) {
+    const live = [...relays.values()]
+    relays.clear()
+    for (const r of live) r.end()
+    await Promise.all(live.map((r) => r.exited))
   },
   websockets: [
-    defineBridgeWebSocket({
+    socket({
       path: '/attach',
       auth: 'device',
       queryToken: true,
       describe: 'Live terminal of a pane (binary frames both ways)',
+      query: attachQuery,
       doc: {
-        query: {
-          pane: 'pane id, session-qualified (required)',
-          token: 'device bearer or admin token (or an Authorization: Bearer header)',
-          mode: 'control (default) or observe (read-only, any number of watchers)',
-          cols: 'initial PTY columns 1..1000 (default 80)',
-          rows: 'initial PTY rows 1..1000 (default 24)',
-          takeover: '1 takes the pane over from its current controller (who closes with 4001)',
-        },
         serverFrames: {
           binary: 'raw terminal bytes; a plain pane first gets one history frame (up to 1000 unwrapped lines, CRLF)',
         },
@@ -74,37 +60,30 @@ export default defineBridgePlugin<RelayLimits>({
           resize: "text {type: 'resize', cols: 1..1000, rows: 1..1000}; any other text frame is ignored",
         },
       },
-      async accept({ url, ctx }): Promise<AttachState | Response> {
-        const q = parseAttachQuery(url.searchParams)
-        if (!q.ok) return text(q.message, 400)
-        const got = await ctx.herdr.getPane(q.query.pane)
-        if (!got) return text(`pane ${q.query.pane} not found`, 404)
+      async accept({ query, ctx, state }): Promise<RelayOptions | Response> {
+        const got = await ctx.herdr.getPane(query.pane)
+        if (!got) return text(`pane ${query.pane} not found`, 404)
         return {
-          ctx,
-          relays: ctx.services.get(RELAYS) as Map<string, Relay>,
-          limits: ctx.services.get(LIMITS) as RelayLimits,
+          limits: state.limits,
           ref: got.ref,
-          mode: q.query.mode,
-          cols: q.query.cols,
-          rows: q.query.rows,
-          takeover: q.query.takeover,
+          mode: query.mode,
+          cols: query.cols,
+          rows: query.rows,
+          takeover: query.takeover,
           // Agents draw on the alternate screen; reading their history would also scroll their UI.
           seedHistory: !got.pane.agent,
         }
       },
-      open(peer: Peer, ws) {
-        const st = ws.state as AttachState
-        st.relays.set(peer.id, startRelay(st.ctx, peer, st))
+      open(peer: Peer, { ctx, state, accepted }) {
+        state.relays.set(peer.id, startRelay(ctx, peer, accepted))
       },
-      message(peer, message, ws) {
+      message(peer, message, { state }) {
         const raw = message.rawData as unknown
-        const st = ws.state as AttachState
-        st.relays.get(peer.id)?.input(typeof raw === 'string' ? raw : message.uint8Array(), typeof raw === 'string')
+        state.relays.get(peer.id)?.input(typeof raw === 'string' ? raw : message.uint8Array(), typeof raw === 'string')
       },
       close(peer, ws) {
-        const st = ws?.state as AttachState | undefined
-        const relay = st?.relays.get(peer.id)
-        st?.relays.delete(peer.id)
+        const relay = ws?.state.relays.get(peer.id)
+        ws?.state.relays.delete(peer.id)
         relay?.end()
       },
     }),

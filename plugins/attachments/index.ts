@@ -43,9 +43,10 @@ function route(kind: Kind): RouteDef {
     bodyType: 'raw',
     describe: kind.dir === 'images' ? 'Attach an image (png, jpeg, gif, webp)' : 'Attach a document (pdf, docx, pptx)',
     response: v.object({ path: v.string(), relative_path: v.string(), content_type: v.string(), bytes: v.pipe(v.number(), v.integer(), v.minValue(1)) }),
+    query: v.object({ pane: v.pipe(v.optional(v.string(), ''), v.nonEmpty('want ?pane=<pane_id>'), v.description('agent pane id, session-qualified')) }),
+    audit: ({ query }) => ({ pane: query.pane }),
     async handler({ event, query, ctx }) {
       const request = event.req as Request
-      if (!query.pane) fail(400, 'want ?pane=<pane_id>')
       const tooLarge = () => text(`body over the ${kind.capText} limit of ${kind.path}`, 413, { connection: 'close' })
       // Refuse on the declared length before any herdr call or disk write.
       const declared = request.headers.get('content-length')

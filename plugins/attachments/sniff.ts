@@ -4,7 +4,6 @@
  * zip bomb costs one directory read). A refusal says what was found.
  */
 import { filetypeinfo } from 'magic-bytes.js'
-import unzipper from 'unzipper'
 
 export interface Accepted {
   ok: true
@@ -61,6 +60,8 @@ export type ZipKind = 'docx' | 'pptx' | 'xlsx' | 'zip' | 'broken'
 export async function classifyZip(path: string): Promise<ZipKind> {
   let names: string[]
   try {
+    // Loaded on the first zip upload only: unzipper and its dependencies cost memory at rest.
+    const { default: unzipper } = await import('unzipper')
     const dir = await unzipper.Open.file(path)
     names = dir.files.map((f) => f.path)
   } catch {

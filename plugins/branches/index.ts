@@ -1,6 +1,5 @@
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
-import { fail } from '../../core/respond.ts'
 import { HerdrError } from '../../core/herdr/index.ts'
 import { branchInfo, type WorktreeListResult } from './info.ts'
 import { deleteBranch } from './delete.ts'
@@ -34,8 +33,10 @@ export default defineBridgePlugin({
         deletable: v.boolean(),
         blocked_reason: v.string(),
       }),
+      query: v.object({
+        workspace_id: v.pipe(v.optional(v.string(), ''), v.nonEmpty('want ?workspace_id=<workspace_id>'), v.description('workspace id, session-qualified (required)')),
+      }),
       async handler({ query, ctx }) {
-        if (!query.workspace_id) fail(400, 'want ?workspace_id=<workspace_id>')
         const ref = await ctx.herdr.resolve(query.workspace_id)
         let list: WorktreeListResult | null
         try {

@@ -28,6 +28,7 @@ export default defineBridgePlugin({
         text: v.optional(v.string()),
         key: v.optional(v.string()),
       }),
+      audit: ({ body }) => ({ pane: body.pane, text_length: body.text?.length }),
       async handler({ body, ctx }) {
         const plan = planSend(body)
         if ('error' in plan) fail(plan.status, plan.error)
@@ -58,6 +59,7 @@ export default defineBridgePlugin({
       response: v.object({ ok: v.literal(true), applied: v.boolean(), reason: v.optional(v.string()) }),
       invalid: 'want {agent, seq}',
       body: v.object({ agent: v.pipe(v.string(), v.nonEmpty()), seq: v.optional(v.unknown()) }),
+      audit: ({ body }) => ({ pane: body.agent }),
       async handler({ body, ctx }) {
         const seq = parseSeq(body.seq)
         let found: Awaited<ReturnType<typeof findAgent>> = null

@@ -4,7 +4,7 @@ import { fail } from '../../core/respond.ts'
 import { HerdrError } from '../../core/herdr/index.ts'
 import { readGit } from '../../lib/git/status.ts'
 import { GitFailure, runGit } from '../../lib/git/run.ts'
-import { clampWindow, readSlice } from './expand.ts'
+import { clampWindow, EXPAND_MAX_LINES, readSlice } from './expand.ts'
 
 /**
  * Working-tree changes of an agent pane (spec 2 §2.2, §2.3, §4.2, §4.3).
@@ -46,6 +46,10 @@ export default defineBridgePlugin({
           }),
         ),
       }),
+      query: v.object({
+        pane: v.pipe(v.optional(v.string(), ''), v.nonEmpty('want ?pane=<pane_id>'), v.description('agent pane id, session-qualified (required)')),
+        context: v.pipe(v.optional(v.string()), v.description('1 or true: the git context only, without the per-file diffs')),
+      }),
       async handler({ query, ctx }) {
         const cwd = await agentCwd(ctx, query.pane)
         const contextOnly = query.context === '1' || query.context === 'true'
@@ -65,11 +69,19 @@ export default defineBridgePlugin({
       auth: 'device',
       describe: 'Lines of a working-tree file around a hunk',
       response: v.object({ path: v.string(), start: v.pipe(v.number(), v.integer(), v.minValue(1)), lines: v.array(v.string()), eof: v.boolean(), total: v.pipe(v.number(), v.integer()) }),
+      // Spec 2 §7: every 400 here has the bad-path body and every 404 the no-such-file body,
+      // a pane without an agent included.
+      query: v.pipe(
+        v.object({
+          pane: v.pipe(v.optional(v.string(), ''), v.description('agent pane id, session-qualified (required)')),
+          path: v.pipe(v.optional(v.string(), ''), v.description("file path relative to the work tree's top level (required)")),
+          start: v.pipe(v.optional(v.string()), v.description('first line, 1-based (default 1)')),
+          count: v.pipe(v.optional(v.string()), v.description(`lines to read, 1..${EXPAND_MAX_LINES} (default ${EXPAND_MAX_LINES})`)),
+        }),
+        v.check((q) => !!q.pane && !!q.path, (issue) => `bad path: ${(issue.input as { path: string }).path} escapes the pane's tree`),
+      ),
       async handler({ query, ctx }) {
-        // Spec 2 §7: every 400 here has the bad-path body and every 404 the no-such-file body,
-        // a pane without an agent included.
-        const path = query.path ?? ''
-        if (!query.pane || !path) fail(400, `bad path: ${path} escapes the pane's tree`)
+        const { path } = query
         const cwd = await agentCwd(ctx, query.pane, `no such file: ${path}`)
         const { start, count } = clampWindow(query.start, query.count)
         return readSlice(await treeOf(cwd, ctx), path, start, count)
@@ -79,8 +91,7 @@ export default defineBridgePlugin({
 })
 
 /** The agent's working directory; a pane without an agent (or unknown) is 404 with `notFound`. */
-async function agentCwd(ctx: PluginContext, pane: string | undefined, notFound = 'no such agent'): Promise<string> {
-  if (!pane) fail(400, 'want ?pane=<pane_id>')
+async function agentCwd(ctx: PluginContext, pane: string, notFound = 'no such agent'): Promise<string> {
   const found = await ctx.herdr.getAgent(pane).catch((err) => {
     if (err instanceof HerdrError && err.code === 'session_not_found') return null
     throw err

@@ -1,5 +1,6 @@
 import type { Peer } from 'crossws'
-import { defineBridgePlugin, defineBridgeWebSocket, type PluginContext } from '../../core/plugin.ts'
+import * as v from 'valibot'
+import { defineBridgePlugin, defineBridgeWebSocket } from '../../core/plugin.ts'
 import { acquireLiveSnapshot, type LiveSnapshot } from '../../lib/live-snapshot.ts'
 import { text } from '../../core/respond.ts'
 import { openEventStream, DEFAULT_STREAM, type EventStream, type StreamOptions } from './stream.ts'
@@ -17,46 +18,41 @@ export interface EventsOptions extends Partial<StreamOptions> {
   enabled?: boolean
 }
 
-const OPTIONS = 'events.options'
-const PEERS = 'events.peers'
+interface EventsState {
+  options: StreamOptions & { enabled: boolean }
+  peers: Set<Peer>
+  /** The snapshot frame comes from the same live model as GET /snapshot. */
+  live: LiveSnapshot
+  release(): void
+}
+const socket = defineBridgeWebSocket.with<EventsState>()
 const streams = new WeakMap<object, EventStream>()
-const lives = new WeakMap<object, LiveSnapshot>()
 
-const peersOf = (ctx: PluginContext | undefined): Set<Peer> | undefined => ctx?.services.get(PEERS) as any
-const optionsOf = (ctx: PluginContext): (StreamOptions & { enabled: boolean }) | undefined => ctx.services.get(OPTIONS) as any
-
-export default defineBridgePlugin<EventsOptions>({
+export default defineBridgePlugin({
   name: 'events',
-  setup(ctx, options = {}) {
-    ctx.services.set(OPTIONS, { ...DEFAULT_STREAM, enabled: true, ...options })
-    const peers = new Set<Peer>()
-    ctx.services.set(PEERS, peers)
-    // The snapshot frame comes from the same live model as GET /snapshot.
-    const { live, release } = acquireLiveSnapshot(ctx)
-    lives.set(ctx.bus, live)
-    // Spec 3 §7: teardown closes with 1000 or 4000; the core's generic 1001 would come later.
-    return () => {
-      for (const peer of peers) {
-        streams.get(peer)?.stop()
-        try {
-          peer.close(1000, 'server shutting down')
-        } catch {
-          // already gone
-        }
+  setup: (ctx, options: EventsOptions = {}): EventsState => ({ options: { ...DEFAULT_STREAM, enabled: true, ...options }, peers: new Set(), ...acquireLiveSnapshot(ctx) }),
+  // Spec 3 §7: teardown closes with 1000 or 4000; the core's generic 1001 would come later.
+  dispose({ peers, release }) {
+    for (const peer of peers) {
+      streams.get(peer)?.stop()
+      try {
+        peer.close(1000, 'server shutting down')
+      } catch {
+        // already gone
       }
-      peers.clear()
-      release()
     }
+    peers.clear()
+    release()
   },
   websockets: [
-    defineBridgeWebSocket({
+    socket({
       path: '/events',
       deflate: true,
       auth: 'device',
       queryToken: true,
       describe: 'Snapshot then live deltas from herdr and the bridge',
+      query: v.object({}),
       doc: {
-        query: { token: 'device bearer or admin token (required; an Authorization: Bearer header also works)' },
         serverFrames: {
           snapshot: "first frame: {type: 'snapshot', source: 'bridge', seq: int (baseline), ts: int unix ms, snapshot: <GET /snapshot body>}",
           delta: "{source: 'multiplexer'|'bridge', type: string, seq: int (baseline + 1, + 2, … no gaps), ts: int unix ms, payload: object (herdr's data verbatim plus session, or a bridge event's payload)}",
@@ -66,24 +62,22 @@ export default defineBridgePlugin<EventsOptions>({
           any: 'none expected: any frame, text or binary, ends the stream (close 1000 end of stream)',
         },
       },
-      accept({ ctx }) {
-        if (!optionsOf(ctx)?.enabled) return text('event bus not enabled', 503)
-        return { ctx }
+      accept({ state }) {
+        if (!state.options.enabled) return text('event bus not enabled', 503)
       },
-      open(peer, ws) {
-        const ctx = ws.state.ctx as PluginContext
+      open(peer, { ctx, state }) {
         const stream = openEventStream(
           peer,
           {
             bus: ctx.bus,
             now: ctx.now,
-            snapshot: async () => ({ result: { snapshot: await lives.get(ctx.bus)!.get() } }),
+            snapshot: async () => ({ result: { snapshot: await state.live.get() } }),
             onError: (err) => ctx.log.debug(`events: snapshot failed: ${(err as Error)?.message ?? err}`),
           },
-          optionsOf(ctx),
+          state.options,
         )
         streams.set(peer, stream)
-        peersOf(ctx)?.add(peer)
+        state.peers.add(peer)
       },
       // Clients never send data frames here; any frame means the client is done.
       message(peer) {
@@ -93,7 +87,7 @@ export default defineBridgePlugin<EventsOptions>({
       close(peer, ws) {
         streams.get(peer)?.stop()
         streams.delete(peer)
-        peersOf(ws?.state?.ctx as PluginContext | undefined)?.delete(peer)
+        ws?.state.peers.delete(peer)
       },
     }),
   ],

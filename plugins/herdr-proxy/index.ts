@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute, type PluginContext } from '../../core/plugin.ts'
+import { firstId } from '../../core/audit.ts'
 import { fail } from '../../core/respond.ts'
 import { HerdrError, isDefaultSession, qualify } from '../../core/herdr/index.ts'
 import { prepareCall } from './allowlist.ts'
@@ -19,6 +20,17 @@ export default defineBridgePlugin({
       auth: 'device',
       errors: 'json',
       invalid: 'want {method, params}',
+      // The allowlist, the params' shape and the session are checked in prepareCall, in the
+      // order the spec fixes (403 for a method not allowed before any shape error).
+      body: v.object({
+        method: v.pipe(v.string(), v.trim(), v.nonEmpty(), v.description('an allowlisted herdr method, e.g. pane.read')),
+        params: v.pipe(v.optional(v.unknown()), v.description("object of the method's params; ids may be session-qualified")),
+        session: v.pipe(v.optional(v.unknown()), v.description('string: the herdr session, when no id in params names it')),
+      }),
+      audit: ({ body }) => {
+        const p = (body.params && typeof body.params === 'object' ? body.params : {}) as Record<string, unknown>
+        return { method: body.method, pane: firstId(p.pane_id, p.target_pane_id, p.workspace_id, p.tab_id) }
+      },
       describe: 'Call an allowlisted herdr method; ids in params and result are session-qualified',
       // herdr's result object verbatim (ids qualified); its `type` names the result kind.
       response: v.object({ result: v.looseObject({ type: v.optional(v.string()) }) }),

@@ -17,11 +17,19 @@ const AUTH: Record<string, { security?: object[]; note: string }> = {
   pairing: { note: 'one-time pairing code in the body' },
 }
 
+const TOKEN_PARAM = 'device bearer or admin token (or an Authorization: Bearer header)'
+
+/** The query parameters a valibot object schema declares, as OpenAPI parameters. */
+export function queryParameters(schema: GenericSchema): { name: string; in: 'query'; required: boolean; schema: { description?: string; type?: string } }[] {
+  const q = toSchema(schema) as { properties?: Record<string, { description?: string; type?: string }>; required?: string[] }
+  return Object.entries(q.properties ?? {}).map(([name, s]) => ({ name, in: 'query', required: q.required?.includes(name) ?? false, schema: s }))
+}
+
 /** Routes whose 200 body is not documented; the API-contract test requires this to be empty. */
 export function undocumentedRoutes(loaded: LoadedPlugins): string[] {
   const out: string[] = []
   for (const [path, byMethod] of loaded.routes) for (const [m, r] of byMethod) if (!r.response || !r.describe) out.push(`${m} ${path} (plugin ${r.plugin})`)
-  for (const [path, w] of loaded.websockets) if (!w.describe || !w.doc) out.push(`WS ${path} (plugin ${w.plugin})`)
+  for (const [path, w] of loaded.websockets) if (!w.describe || !w.doc || !w.query) out.push(`WS ${path} (plugin ${w.plugin})`)
   return out
 }
 
@@ -41,10 +49,9 @@ export function buildOpenApi(loaded: LoadedPlugins): Record<string, unknown> {
         description: `Auth: ${auth.note}${r.queryToken ? '; `?token=` accepted' : ''}. Errors: ${r.errors === 'json' ? 'JSON `{error}`' : 'plain text'}, one line.`,
       }
       if (auth.security) op.security = auth.security
-      if (r.query) {
-        const q = toSchema(r.query) as { properties?: Record<string, object>; required?: string[] }
-        op.parameters = Object.entries(q.properties ?? {}).map(([name, schema]) => ({ name, in: 'query', required: q.required?.includes(name) ?? false, schema }))
-      }
+      const params = r.query ? queryParameters(r.query) : []
+      if (r.queryToken) params.push({ name: 'token', in: 'query', required: false, schema: { type: 'string', description: TOKEN_PARAM } })
+      if (params.length) op.parameters = params
       if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: toSchema(r.body) } } }
       if (r.bodyType === 'raw') op.requestBody = { required: true, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }
       const resp = r.response
@@ -59,7 +66,12 @@ export function buildOpenApi(loaded: LoadedPlugins): Record<string, unknown> {
     }
   }
   const websockets = Object.fromEntries(
-    [...loaded.websockets].map(([path, w]) => [path, { summary: w.describe ?? '', auth: AUTH[w.auth].note + (w.queryToken ? '; `?token=` accepted' : ''), ...w.doc }]),
+    [...loaded.websockets].map(([path, w]) => {
+      const query: Record<string, string> = {}
+      for (const p of w.query ? queryParameters(w.query) : []) query[p.name] = p.schema.description ?? `${p.schema.type ?? 'value'}${p.required ? ' (required)' : ''}`
+      if (w.queryToken) query.token = TOKEN_PARAM
+      return [path, { summary: w.describe ?? '', auth: AUTH[w.auth].note + (w.queryToken ? '; `?token=` accepted' : ''), query, ...w.doc }]
+    }),
   )
   return {
     openapi: '3.1.0',

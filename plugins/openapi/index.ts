@@ -1,7 +1,6 @@
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
 import { buildOpenApi } from './build.ts'
-import type { LoadedPlugins } from '../../core/loader.ts'
 
 /** GET /openapi.json (no auth): the API document, generated from the live route manifests. */
 export default defineBridgePlugin({
@@ -13,7 +12,7 @@ export default defineBridgePlugin({
       auth: 'none',
       describe: 'OpenAPI 3.1 document of every route, generated from the manifests',
       response: v.record(v.string(), v.unknown()),
-      handler: ({ ctx }) => buildOpenApi(ctx.services.get('routes') as LoadedPlugins),
+      handler: ({ ctx }) => buildOpenApi(ctx.server.routes),
     }),
   ],
 })

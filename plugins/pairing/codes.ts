@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { createCache } from '../../lib/cache.ts'
 
 export const CODE_TTL_MS = 5 * 60_000
 
@@ -29,7 +30,7 @@ export function createCodeBook(now: () => number) {
 
 /** Failed attempts per client address in a sliding window, so codes cannot be guessed. */
 export function createFailureLimiter(now: () => number, max = 10, windowMs = 60_000) {
-  const fails = new Map<string, number[]>()
+  const fails = createCache<string, number[]>({ max: 10_000 })
   const recent = (key: string) => (fails.get(key) ?? []).filter((t) => t > now() - windowMs)
   return {
     /** Seconds to wait, or 0 when the address may try. */
@@ -43,7 +44,6 @@ export function createFailureLimiter(now: () => number, max = 10, windowMs = 60_
       const r = recent(key)
       r.push(now())
       fails.set(key, r)
-      if (fails.size > 10_000) fails.clear()
     },
   }
 }

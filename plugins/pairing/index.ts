@@ -19,14 +19,17 @@ function storageFailure(err: NodeJS.ErrnoException): never {
  *   GET  /info                 device → {server_id, server_name, version}
  *   POST /register-token       device {token}
  */
+interface PairingState {
+  codes: ReturnType<typeof createCodeBook>
+  limiter: ReturnType<typeof createFailureLimiter>
+}
+const route = defineBridgeRoute.with<PairingState>()
+
 export default defineBridgePlugin({
   name: 'pairing',
-  setup(ctx) {
-    ctx.services.set('pairing.codes', createCodeBook(ctx.now))
-    ctx.services.set('pairing.limiter', createFailureLimiter(ctx.now))
-  },
+  setup: (ctx): PairingState => ({ codes: createCodeBook(ctx.now), limiter: createFailureLimiter(ctx.now) }),
   routes: [
-    defineBridgeRoute({
+    route({
       method: 'POST',
       path: '/pair',
       auth: 'pairing',
@@ -39,9 +42,7 @@ export default defineBridgePlugin({
         // The reference mobile client sends the push token under this name.
         fcm_token: v.nullish(v.string('fcm_token: want a string')),
       }),
-      async handler({ event, body, ctx }) {
-        const limiter = ctx.services.get('pairing.limiter') as ReturnType<typeof createFailureLimiter>
-        const codes = ctx.services.get('pairing.codes') as ReturnType<typeof createCodeBook>
+      async handler({ event, body, ctx, state: { limiter, codes } }) {
         const ip = getRequestIP(event) ?? 'unknown'
         const wait = limiter.retryAfter(ip)
         if (wait) fail(429, `too many failed pairing attempts; retry in ${wait} s`, { 'retry-after': String(wait) })
@@ -56,7 +57,7 @@ export default defineBridgePlugin({
         return { id: device.id, bearer: device.bearer, name: device.name, server_id: ctx.config.server_id, server_name: ctx.config.server_name }
       },
     }),
-    defineBridgeRoute({
+    route({
       method: 'POST',
       path: '/admin/pairing',
       auth: 'admin',
@@ -64,10 +65,9 @@ export default defineBridgePlugin({
       errors: 'json',
       describe: 'Issue a one-time pairing code (valid 5 minutes)',
       response: v.object({ code: v.string(), url: v.string(), expires_at: v.number() }),
-      handler({ ctx }) {
-        const codes = ctx.services.get('pairing.codes') as ReturnType<typeof createCodeBook>
+      handler({ ctx, state: { codes } }) {
         const { code, expires_at } = codes.issue()
-        const url = ctx.config.transport.public_url || (ctx.services.get('listen.url') as string) || `http://${ctx.config.transport.addr}`
+        const url = ctx.config.transport.public_url || ctx.server.url || `http://${ctx.config.transport.addr}`
         return { code, url: url.replace(/\/+$/, ''), expires_at }
       },
     }),
@@ -102,6 +102,8 @@ export default defineBridgePlugin({
         const d = await ctx.devices.remove(body.id.trim()).catch(storageFailure)
         if (!d) fail(404, `no device ${body.id}`)
         ctx.sockets.closeDevice(d.id)
+        // Channels that keep per-device state (web push subscriptions, mutes) drop it on this.
+        ctx.bus.publish('bridge', 'device_revoked', { id: d.id, name: d.name })
         ctx.log.info(`revoked device ${d.id} (${d.name})`)
         return { revoked: true, id: d.id, name: d.name }
       },

@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
+import { firstId } from '../../core/audit.ts'
 import { fail } from '../../core/respond.ts'
 import { HerdrError } from '../../core/herdr/index.ts'
 import { createPane, waitForPrompt } from '../../core/herdr/panes.ts'
@@ -38,6 +39,7 @@ export default defineBridgePlugin({
         label: opt(),
         command: opt(),
       }),
+      audit: ({ body }) => ({ pane: firstId(body.split_from, body.workspace_id) }),
       async handler({ body, ctx }) {
         if (body.split_from && body.workspace_id) fail(400, 'want at most one of split_from, workspace_id')
         if (body.cwd && !body.cwd.startsWith('/')) fail(400, 'cwd must be an absolute path')
@@ -59,6 +61,7 @@ export default defineBridgePlugin({
       describe: 'Close a pane',
       response: v.object({ closed: v.literal(true), pane_id: v.string() }),
       body: v.object({ pane_id: v.pipe(v.string('want a string'), v.nonEmpty('want a pane id')) }),
+      audit: ({ body }) => ({ pane: body.pane_id }),
       invalid: 'want {pane_id}',
       async handler({ body, ctx }) {
         const ref = await ctx.herdr.resolve(body.pane_id).catch(notFoundAs404)

@@ -1,20 +1,11 @@
-import type { Message } from 'firebase-admin/messaging'
-
 /**
- * What goes into a push: the alert text a person reads on a lock screen, and the FCM v1
- * messages that carry it. Every FCM data value must be a string (FCM rejects anything else and
- * the reference client casts strictly), so this module is the only place data maps are built.
+ * What goes into an alert: the text a person reads on a lock screen, and the FCM data keys
+ * (spec 1 §6.1) every channel may draw on. Every FCM data value must be a string (FCM rejects
+ * anything else and the reference client casts strictly), so this module is the only place data
+ * maps are built; the FCM messages around them are the fcm notifier's.
  */
 
 export const BODY_MAX = 240
-
-export interface AndroidChannels {
-  blocked: string
-  done: string
-}
-
-/** The channel ids the reference mobile client creates (client-compat §4, R18). */
-export const DEFAULT_ANDROID_CHANNELS: AndroidChannels = { blocked: 'gothalo_blocked', done: 'gothalo_done' }
 
 export interface CardOption {
   index: number
@@ -110,43 +101,15 @@ export function composeAlert(input: AlertInput): Alert {
   return { tag: tagOf(input.serverId, input.pane), status: input.status, title, body, data }
 }
 
-const WEBPUSH = { headers: { Urgency: 'high', TTL: '3600' } }
-
 /**
- * The two messages of one alert for one device: `render: 'os'` with a notification block the
- * OS draws without the app, then `render: 'app'` data-only so the app redraws the same tag
- * with action buttons.
+ * The label of the option a confirm keystroke picks (the selected one), when a blocked card has
+ * one: web push offers it as an Approve action. Long labels become "Approve".
  */
-export function alertMessages(token: string, alert: Alert, channels: AndroidChannels): [Message, Message] {
-  const channelId = alert.status === 'blocked' ? channels.blocked : channels.done
-  const os: Message = {
-    token,
-    data: { ...alert.data, render: 'os' },
-    notification: { title: alert.title, body: alert.body },
-    android: {
-      priority: 'high',
-      collapseKey: alert.tag,
-      notification: { tag: alert.tag, channelId, priority: 'high', defaultSound: true },
-    },
-    webpush: WEBPUSH,
-  }
-  const app: Message = {
-    token,
-    data: { ...alert.data, render: 'app' },
-    android: { priority: 'high', collapseKey: alert.tag },
-    webpush: WEBPUSH,
-  }
-  return [os, app]
-}
-
-/** Data-only: the client cancels the tray notification tagged `<server_id>/<pane>`. */
-export function dismissMessage(token: string, serverId: string, pane: string): Message {
-  return {
-    token,
-    data: { type: 'dismiss', agent: pane, server_id: serverId },
-    android: { priority: 'high', collapseKey: tagOf(serverId, pane) },
-    webpush: WEBPUSH,
-  }
+export function approveLabel(card?: AlertCard | null): string | undefined {
+  const o = card?.options?.find((x) => x.selected)
+  if (!o) return undefined
+  const label = oneLine(o.label)
+  return label && Array.from(label).length <= 16 ? label : 'Approve'
 }
 
 /** A card as lib/card.ts returns it (the `/agent-state` shape), reduced to what alerts use. */

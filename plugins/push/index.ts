@@ -1,28 +1,34 @@
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute, type PluginContext } from '../../core/plugin.ts'
 import { fail, json } from '../../core/respond.ts'
+import { DELIVERED_EVENT, DEVICE_REVOKED_EVENT, type DeliveredEvent, type Delivery } from '../../lib/notify/events.ts'
+import { actingDevice } from '../../lib/notify/device.ts'
+import { notifyChannels } from '../../lib/notify/channels.ts'
 import { composeAlert } from './compose.ts'
-import { createPushService, type PushOptions, type PushService } from './service.ts'
+import { createPushService, type FanoutResult, type PushService } from './service.ts'
+import { createMuteStore } from './mutes.ts'
 import { readWebConfig } from './web-config.ts'
 
 /**
- * Push notifications (spec 1 §3, §4.1, §6).
- *   POST /testpush         device → {ok:true, sent:true}: a sample alert to every device
- *   GET  /push-config      none   → the web client's Firebase web config (camelCase + vapidKey)
- *   GET  /firebase-config  none   → the same (the path the reference client calls)
- * Bus: multiplexer pane_agent_status_changed / pane_closed / pane_exited → alerts and dismissals;
- * publishes bridge push_sent after each alert fan-out and notification_cleared after a dismiss.
- * POST /register-token lives in the pairing plugin (it owns the device registry routes).
+ * Alerts (spec 1 §3, §4.1, §6): composition here, delivery in the notifier plugins (notify-*).
+ *   POST /testpush           device → {ok:true, sent:true, …}: a sample alert through every channel
+ *   GET  /push-config        none   → the web client's Firebase web config (camelCase + vapidKey)
+ *   GET  /firebase-config    none   → the same (the path the reference client calls)
+ *   POST /notify/mute        device {pane, until?} → this device gets no alerts for the pane
+ *   POST /notify/unmute      device {pane}
+ *   GET  /notify/mutes       device → this device's mutes
+ *   POST /admin/notify/test  admin {channel?} → one line per channel (`bridge notify test`)
+ * Bus: multiplexer pane_agent_status_changed / pane_closed / pane_exited → bridge notify_alert and
+ * notify_dismiss for the channels; their notify_delivered answers add up to bridge push_sent, and
+ * notification_cleared follows a dismissal.
  */
 
-const SERVICE = 'push'
 const TESTPUSH_WAIT_MS = 6000
+const NOTIFY_TEST_WAIT_MS = 8000
+/** Every channel this repository ships, for `bridge notify test` to name the ones not loaded. */
+export const KNOWN_CHANNELS = ['fcm', 'webpush', 'ntfy', 'webhook'] as const
 
-const service = (ctx: PluginContext) => {
-  const s = ctx.services.get(SERVICE) as PushService | undefined
-  if (!s) fail(503, 'push is not running')
-  return s
-}
+const route = defineBridgeRoute.with<PushService>()
 
 const webConfigSchema = v.object({
   apiKey: v.string(),
@@ -42,30 +48,48 @@ const webConfig = ({ ctx }: { ctx: PluginContext }) => {
   return json(r.config, 200, { 'cache-control': 'no-store' })
 }
 
-export default defineBridgePlugin<PushOptions>({
+const testAlert = (ctx: PluginContext) =>
+  composeAlert({ serverId: ctx.config.server_id, serverName: ctx.config.server_name, pane: 'test', status: 'done', seq: 0, agentTitle: 'Test notification', card: { headline: 'push notifications work' } })
+
+/** A fan-out, or null when it did not finish within `ms` (delivery carries on). */
+const within = (p: Promise<FanoutResult>, ms: number) => Promise.race([p, new Promise<null>((res) => setTimeout(() => res(null), ms).unref())])
+
+const paneSchema = v.pipe(v.string('pane: want the pane id'), v.trim(), v.nonEmpty('pane: want the pane id'), v.maxLength(200, 'pane: at most 200 characters'))
+
+/** `until`: unix milliseconds or an ISO 8601 time, in the future; absent = until unmuted. */
+const untilSchema = v.optional(
+  v.pipe(
+    v.union([v.pipe(v.number(), v.integer(), v.minValue(0)), v.pipe(v.string(), v.isoTimestamp())], 'until: want unix milliseconds or an ISO 8601 time'),
+    v.transform((u) => (typeof u === 'number' ? u : Date.parse(u))),
+  ),
+)
+
+const deliverySchema = v.object({ channel: v.string(), sent: v.number(), total: v.number(), enabled: v.boolean(), note: v.optional(v.string()) })
+
+export default defineBridgePlugin({
   name: 'push',
-  setup(ctx, options) {
-    const svc = createPushService(ctx, options ?? {})
-    ctx.services.set(SERVICE, svc)
-    // Subscribed here rather than in the manifest: the watcher's start is the no-replay line.
-    const unsubscribe = ctx.bus.subscribe({
-      name: 'push',
+  setup: async (ctx): Promise<PushService> => createPushService(ctx, await createMuteStore(ctx.storage, ctx.now)),
+  dispose: (svc) => svc.close(),
+  subscribe: [
+    // Opened right after setup: the watcher's start is the no-replay line. A late alert beats none.
+    { source: 'multiplexer', type: ['pane_agent_status_changed', 'pane_closed', 'pane_exited'], limit: 10_000, lag: 'drop-oldest', handler: (ev, { state }) => state.handle(ev) },
+    {
+      source: 'bridge',
+      type: [DELIVERED_EVENT, DEVICE_REVOKED_EVENT],
       limit: 10_000,
-      deliver: (ev) => svc.handle(ev),
-      onLag: () => ctx.log.warn('push fell behind the event bus and was dropped'),
-    })
-    return async () => {
-      unsubscribe()
-      ctx.services.delete(SERVICE)
-      await svc.close()
-    }
-  },
+      lag: 'drop-oldest',
+      handler(ev, { state }) {
+        if (ev.type === DELIVERED_EVENT) return state.delivered(ev.payload as DeliveredEvent)
+        if (typeof ev.payload?.id === 'string') void state.mutes.forgetDevice(ev.payload.id).catch(() => {})
+      },
+    },
+  ],
   routes: [
-    defineBridgeRoute({
+    route({
       method: 'POST',
       path: '/testpush',
       auth: 'device',
-      describe: 'Send a sample alert to every registered device',
+      describe: 'Send a sample alert through every notification channel',
       // delivered/devices only when the fan-out finished within the wait.
       response: v.object({
         ok: v.literal(true),
@@ -74,20 +98,72 @@ export default defineBridgePlugin<PushOptions>({
         devices: v.optional(v.pipe(v.number(), v.integer())),
         push_enabled: v.boolean(),
       }),
-      async handler({ ctx }) {
-        const svc = service(ctx)
-        const alert = composeAlert({
-          serverId: ctx.config.server_id,
-          serverName: ctx.config.server_name,
-          pane: 'test',
-          status: 'done',
-          seq: 0,
-          agentTitle: 'Test notification',
-          card: { headline: 'push notifications work' },
-        })
-        // Answer within a phone's timeout even when FCM is slow; delivery carries on.
-        const r = await Promise.race([svc.fanoutAlert(alert), new Promise<null>((res) => setTimeout(() => res(null), TESTPUSH_WAIT_MS).unref())])
-        return { ok: true, sent: true, ...(r ? { delivered: r.sent, devices: r.total } : {}), push_enabled: !!svc.credential }
+      async handler({ ctx, state }) {
+        // Answer within a phone's timeout even when a channel is slow; delivery carries on.
+        const r = await within(state.fanoutAlert(testAlert(ctx), { seq: 0, test: true }), TESTPUSH_WAIT_MS)
+        const enabled = r ? Object.values(r.channels).some((d) => d.enabled) : true
+        return { ok: true, sent: true, ...(r ? { delivered: r.sent, devices: r.total } : {}), push_enabled: enabled }
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/admin/notify/test',
+      auth: 'admin',
+      errors: 'json',
+      describe: 'Send a test alert through each channel (or one) and say per channel whether it went out',
+      body: v.object({ channel: v.optional(v.picklist(KNOWN_CHANNELS, `channel: want one of ${KNOWN_CHANNELS.join(', ')}`)) }),
+      response: v.object({ channels: v.array(deliverySchema) }),
+      async handler({ body, ctx, state }) {
+        const wanted = body.channel ? [body.channel] : [...KNOWN_CHANNELS]
+        const r = await within(state.fanoutAlert(testAlert(ctx), { seq: 0, test: true, channels: wanted }), NOTIFY_TEST_WAIT_MS)
+        const loaded = new Set(notifyChannels(ctx.bus))
+        const line = (channel: string): Delivery & { channel: string } => {
+          if (!loaded.has(channel)) return { channel, sent: 0, total: 0, enabled: false, note: `not loaded: add the notify-${channel} plugin to bridge.config.ts` }
+          const d = r?.channels[channel]
+          if (!d) return { channel, sent: 0, total: 0, enabled: true, note: `still sending after ${NOTIFY_TEST_WAIT_MS / 1000} s; see the bridge log` }
+          return { channel, ...d }
+        }
+        return { channels: wanted.map(line) }
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/notify/mute',
+      auth: 'device',
+      errors: 'json',
+      describe: "Stop this device's alerts for one pane, until a time or until unmuted",
+      body: v.object({ pane: paneSchema, until: untilSchema }),
+      response: v.object({ ok: v.literal(true), pane: v.string(), until: v.nullable(v.number()) }),
+      async handler({ body, auth, ctx, state }) {
+        if (body.until !== undefined && body.until <= ctx.now()) fail(400, 'until: that time has passed')
+        const device = await actingDevice(ctx, auth)
+        await state.mutes.mute(device, body.pane, body.until ?? 0)
+        return { ok: true, pane: body.pane, until: body.until ?? null }
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/notify/unmute',
+      auth: 'device',
+      errors: 'json',
+      describe: "Resume this device's alerts for one pane",
+      body: v.object({ pane: paneSchema }),
+      response: v.object({ ok: v.literal(true), pane: v.string(), was_muted: v.boolean() }),
+      async handler({ body, auth, ctx, state }) {
+        const device = await actingDevice(ctx, auth)
+        return { ok: true, pane: body.pane, was_muted: await state.mutes.unmute(device, body.pane) }
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/notify/mutes',
+      auth: 'device',
+      errors: 'json',
+      describe: "This device's muted panes: pane → until (unix ms, 0 = until unmuted)",
+      response: v.object({ mutes: v.record(v.string(), v.number()) }),
+      async handler({ auth, ctx, state }) {
+        const device = auth.deviceId ?? ctx.devices.list().find((d) => d.name === 'web')?.id
+        return { mutes: device ? state.mutes.of(device) : {} }
       },
     }),
     defineBridgeRoute({ method: 'GET', path: '/push-config', auth: 'none', describe: "The web client's Firebase config", response: webConfigSchema, handler: webConfig }),

@@ -1,78 +1,69 @@
-import type { Agent } from 'node:http'
-import type { Message } from 'firebase-admin/messaging'
+import { randomBytes } from 'node:crypto'
 import type { PluginContext } from '../../core/plugin.ts'
 import type { BusEvent } from '../../core/bus.ts'
 import type { AgentInfo } from '../../core/herdr/index.ts'
 import { qualifyId } from '../../core/herdr/index.ts'
 import { readCard } from '../../lib/card.ts'
-import { readJsonFile } from '../../storage/atomic-file.ts'
-import { alertMessages, cardForAlert, composeAlert, dismissMessage, DEFAULT_ANDROID_CHANNELS, type Alert, type AlertCard, type AndroidChannels } from './compose.ts'
+import { ALERT_EVENT, DISMISS_EVENT, type AlertEvent, type DeliveredEvent, type Delivery, type DismissEvent } from '../../lib/notify/events.ts'
+import { notifyChannels } from '../../lib/notify/channels.ts'
+import { approveLabel, cardForAlert, composeAlert, tagOf, type Alert, type AlertCard } from './compose.ts'
 import { createTransitions, type Action, type NotifyStatus } from './transitions.ts'
-import { findCredential, describeCredential, CredentialError, type FoundCredential } from './credentials.ts'
-import { createFcmSender, useQuotaProject, type PushSender, type SendResult } from './sender.ts'
+import type { MuteStore } from './mutes.ts'
 
 /**
- * The push watcher: bus events → transitions → alerts and dismissals fanned out to every
- * device's push token. Work for one pane is chained so its alert and dismiss go out in order;
- * panes do not wait for each other, and nothing here holds up the bus for other subscribers.
+ * The alert watcher: bus events → transitions → alerts and dismissals, published on the bus
+ * for the notifier plugins. Work for one pane is chained so its alert and dismissal go out in
+ * order; panes do not wait for each other, and nothing here holds up the bus for other
+ * subscribers. Each channel answers with `notify_delivered`; their sum is `push_sent`.
  */
-
-export interface PushOptions {
-  /** Channel ids for the OS-drawn notification; also read from config.json `push.android_channels`. */
-  android_channels?: Partial<AndroidChannels>
-  /** Agent for every Google request (OAuth and FCM). Tests point it at a local fake FCM. */
-  httpAgent?: Agent
-  /** Delays between send attempts on transient failures. */
-  backoffMs?: number[]
-}
 
 export interface FanoutResult {
   sent: number
   total: number
+  /** Per channel that answered (a channel that did not answer in time is missing). */
+  channels: Record<string, Delivery>
 }
 
 export interface PushService {
-  /** Resolves once credentials were looked up (push then sends or only logs). */
-  ready: Promise<void>
-  /** Resolves once the start-up states were recorded as well: from here on, changes alert. */
+  /** Per-device pane mutes (`/notify/mute`). */
+  mutes: MuteStore
+  /** Resolves once the start-up states were recorded: from here on, changes alert. */
   started: Promise<void>
-  readonly credential: FoundCredential | null
-  readonly channels: AndroidChannels
-  fanoutAlert(alert: Alert): Promise<FanoutResult>
+  fanoutAlert(alert: Alert, extra?: { seq?: number; agent?: string; approve?: string; test?: boolean; channels?: string[] }): Promise<FanoutResult>
   handle(event: BusEvent): void
+  /** Takes one channel's answer to an alert or dismissal. */
+  delivered(event: DeliveredEvent): void
   /** Resolves when every queued alert and dismissal has been handled. */
   idle(): Promise<void>
   close(): Promise<void>
 }
 
 const CARD_TIMEOUT_MS = 4000
+/**
+ * How long an alert waits for every channel before `push_sent` goes out with what arrived: a
+ * stalled channel delays only this count, never another channel's delivery.
+ */
+const COLLECT_MS = 30_000
 
-export function createPushService(ctx: PluginContext, options: PushOptions = {}): PushService {
-  const channels = resolveChannels(ctx, options)
+/** `#/open/<server_id>/<pane>`: the web app's link from a notification (route.ts). */
+export function paneUrl(publicUrl: string, serverId: string, pane: string): string {
+  const hash = `#/open/${encodeURIComponent(serverId || '-')}/${encodeURIComponent(pane)}`
+  return `${publicUrl.replace(/\/+$/, '')}/${hash}`
+}
+
+export function createPushService(ctx: PluginContext, mutes: MuteStore): PushService {
   const transitions = createTransitions()
   const chains = new Map<string, Promise<void>>()
-  let sender: PushSender | null = null
-  let credential: FoundCredential | null = null
+  /** The last alert per pane, so its dismissal can name what it clears. */
+  const lastAlert = new Map<string, { title: string; agent: string }>()
+  const collecting = new Map<string, { expected: Set<string>; got: Record<string, Delivery>; done: () => void }>()
+  /** Counts still being collected: a pane's next event never waits for them. */
+  const counting = new Set<Promise<void>>()
+  const detach = (p: Promise<void>) => {
+    counting.add(p)
+    void p.finally(() => counting.delete(p))
+  }
   let closed = false
-  let restoreQuota = () => {}
-
-  const ready = (async () => {
-    try {
-      credential = await findCredential({ push: ctx.config.push, env: ctx.env, home: ctx.home, httpAgent: options.httpAgent })
-    } catch (err) {
-      const msg = err instanceof CredentialError ? err.message : `push credentials: ${(err as Error).message}`
-      ctx.log.error(`${msg}; push notifications are only logged until this is fixed`)
-      return
-    }
-    if (!credential) {
-      ctx.log.info('no push credentials found: notifications are only logged (see `bridge push status`)')
-      return
-    }
-    if (closed) return
-    if (credential.type === 'authorized_user') restoreQuota = useQuotaProject(credential.projectId)
-    sender = createFcmSender({ credential: credential.credential, projectId: credential.projectId, httpAgent: options.httpAgent, backoffMs: options.backoffMs })
-    ctx.log.info(`push via FCM: ${describeCredential(credential)}`)
-  })()
 
   /** Starting states are recorded, not alerted (spec 1 §3: no replay at watcher start). */
   const baselined = (async () => {
@@ -88,44 +79,58 @@ export function createPushService(ctx: PluginContext, options: PushOptions = {})
     )
   })()
 
-  const tokens = () => [...new Set(ctx.devices.list().map((d) => d.push_token).filter(Boolean))]
-
-  const sendOne = async (message: Message, token: string): Promise<SendResult> => {
-    const r = await sender!.send(message)
-    if (!r.ok) {
-      if (r.dead) {
-        ctx.log.info(`push token of a device is no longer valid (${r.code}); cleared`)
-        await ctx.devices.clearPushToken(token).catch(() => {})
-      } else ctx.log.warn(`push send failed: ${r.code}: ${r.message}`)
-    }
-    return r
+  /** Publishes an event for the channels and waits for each running channel's answer. */
+  const publishAndCollect = async (type: string, payload: AlertEvent | DismissEvent, only?: string[]): Promise<FanoutResult> => {
+    const expected = new Set([...notifyChannels(ctx.bus)].filter((c) => !only || only.includes(c)))
+    const got: Record<string, Delivery> = {}
+    if (expected.size) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => finish(), COLLECT_MS)
+        timer.unref?.()
+        const finish = () => {
+          clearTimeout(timer)
+          collecting.delete(payload.id)
+          resolve()
+        }
+        collecting.set(payload.id, { expected, got, done: finish })
+        ctx.bus.publish('bridge', type, payload)
+      })
+    } else ctx.bus.publish('bridge', type, payload)
+    const list = Object.values(got)
+    return { sent: list.reduce((n, d) => n + d.sent, 0), total: list.reduce((n, d) => n + d.total, 0), channels: got }
   }
 
-  const fanoutAlert = async (alert: Alert): Promise<FanoutResult> => {
-    await ready
-    const list = tokens()
-    if (!sender) {
-      ctx.log.info(`push (log only): ${alert.status} ${alert.data.agent}: ${alert.title} — ${alert.body} [${list.length} device(s)]`)
-      return { sent: 0, total: list.length }
+  const publicBase = () => ctx.config.transport.public_url || ''
+
+  const fanoutAlert: PushService['fanoutAlert'] = (alert, extra = {}) => {
+    const ev: AlertEvent = {
+      id: randomBytes(8).toString('hex'),
+      tag: alert.tag,
+      status: alert.status,
+      title: alert.title,
+      body: alert.body,
+      pane: alert.data.agent,
+      agent: extra.agent ?? '',
+      agent_title: alert.data.agent_title ?? '',
+      server_id: ctx.config.server_id,
+      server_name: ctx.config.server_name,
+      ...(extra.seq !== undefined ? { seq: extra.seq } : {}),
+      url: paneUrl(publicBase(), ctx.config.server_id, alert.data.agent),
+      ...(extra.approve ? { approve: extra.approve } : {}),
+      fcm_data: alert.data,
+      muted: extra.test ? [] : mutes.mutedFor(alert.data.agent),
+      ts: ctx.now(),
+      ...(extra.test ? { test: true } : {}),
+      ...(extra.channels ? { channels: extra.channels } : {}),
     }
-    const results = await Promise.all(
-      list.map(async (token) => {
-        const [os, app] = alertMessages(token, alert, channels)
-        // The OS-drawn message first, so the app's richer one replaces it; counted on the first.
-        const r = await sendOne(os, token)
-        if (r.ok || !r.dead) await sendOne(app, token)
-        return r.ok
-      }),
-    )
-    return { sent: results.filter(Boolean).length, total: list.length }
+    return publishAndCollect(ALERT_EVENT, ev, extra.channels)
   }
 
   const fanoutDismiss = async (pane: string) => {
-    await ready
-    const list = tokens()
-    if (!sender) ctx.log.info(`push (log only): dismiss ${pane} [${list.length} device(s)]`)
-    else await Promise.all(list.map((token) => sendOne(dismissMessage(token, ctx.config.server_id, pane), token)))
-    ctx.bus.publish('bridge', 'notification_cleared', { pane, server_id: ctx.config.server_id })
+    const last = lastAlert.get(pane)
+    lastAlert.delete(pane)
+    const ev: DismissEvent = { id: randomBytes(8).toString('hex'), tag: tagOf(ctx.config.server_id, pane), server_id: ctx.config.server_id, pane, agent: last?.agent ?? '', title: last?.title ?? '', ts: ctx.now() }
+    detach(publishAndCollect(DISMISS_EVENT, ev).then(() => void ctx.bus.publish('bridge', 'notification_cleared', { pane, server_id: ctx.config.server_id })))
   }
 
   const alertFor = async (pane: string, status: NotifyStatus) => {
@@ -153,8 +158,17 @@ export function createPushService(ctx: PluginContext, options: PushOptions = {})
       agentTitle: String(agent?.terminal_title_stripped || agent?.name || ''),
       card,
     })
-    const { sent, total } = await fanoutAlert(alert)
-    ctx.bus.publish('bridge', 'push_sent', { agent: pane, status, title: alert.title, seq: seq ?? 0, sent, total, server_id: ctx.config.server_id })
+    const kind = typeof agent?.agent === 'string' ? agent.agent : ''
+    lastAlert.set(pane, { title: alert.title, agent: kind })
+    const approve = status === 'blocked' && seq !== undefined ? approveLabel(card) : undefined
+    // Published now; counted as the channels answer. The pane's next event (a dismissal) goes
+    // out at once: each channel keeps a pane's messages in order, and a stalled channel must
+    // not hold the others' dismissal back.
+    detach(
+      fanoutAlert(alert, { seq, agent: kind, approve }).then(({ sent, total }) => {
+        ctx.bus.publish('bridge', 'push_sent', { agent: pane, status, title: alert.title, seq: seq ?? 0, sent, total, server_id: ctx.config.server_id })
+      }),
+    )
   }
 
   const run = (pane: string, actions: Action[]) => {
@@ -192,40 +206,26 @@ export function createPushService(ctx: PluginContext, options: PushOptions = {})
   }
 
   return {
-    ready,
-    started: Promise.all([ready, baselined]).then(() => {}),
-    get credential() {
-      return credential
-    },
-    channels,
+    mutes,
+    started: baselined,
     fanoutAlert,
     handle,
+    delivered(d) {
+      const c = collecting.get(d.id)
+      if (!c || !c.expected.has(d.channel)) return
+      c.got[d.channel] = { sent: d.sent, total: d.total, enabled: d.enabled, ...(d.note ? { note: d.note } : {}) }
+      if (Object.keys(c.got).length >= c.expected.size) c.done()
+    },
     async idle() {
       await pending
-      while (chains.size) await Promise.all([...chains.values()])
+      while (chains.size || counting.size) await Promise.all([...chains.values(), ...counting])
     },
     async close() {
       closed = true
-      await ready
       await Promise.race([Promise.all([...chains.values()]), new Promise((r) => setTimeout(r, 2000).unref())])
-      await sender?.close().catch(() => {})
-      restoreQuota()
+      for (const c of [...collecting.values()]) c.done()
     },
   }
-}
-
-function resolveChannels(ctx: PluginContext, options: PushOptions): AndroidChannels {
-  let fromFile: any = null
-  try {
-    fromFile = readJsonFile<any>(ctx.config.config_path, 'config file')?.push?.android_channels
-  } catch {
-    // config.json was validated by the core at start; a later edit does not stop push.
-  }
-  const pick = (k: keyof AndroidChannels) => {
-    const v = options.android_channels?.[k] ?? fromFile?.[k]
-    return typeof v === 'string' && v.trim() ? v.trim() : DEFAULT_ANDROID_CHANNELS[k]
-  }
-  return { blocked: pick('blocked'), done: pick('done') }
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {

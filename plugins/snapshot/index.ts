@@ -13,8 +13,6 @@ export interface SnapshotOptions {
   reconcileMs?: number
 }
 
-const lives = new WeakMap<object, LiveSnapshot>()
-
 const int = v.pipe(v.number(), v.integer())
 const str = v.optional(v.string())
 /** An element of a herdr array (pane, tab, workspace, layout): herdr's fields verbatim plus `session`. */
@@ -49,22 +47,21 @@ export const snapshotSchema = v.looseObject({
   focused_pane_id: v.optional(v.nullable(v.string())),
 })
 
-export default defineBridgePlugin<SnapshotOptions>({
+const route = defineBridgeRoute.with<{ live: LiveSnapshot; release(): void }>()
+
+export default defineBridgePlugin({
   name: 'snapshot',
-  setup(ctx, options = {}) {
-    const { live, release } = acquireLiveSnapshot(ctx, { reconcileMs: options.reconcileMs })
-    lives.set(ctx.bus, live)
-    return release
-  },
+  setup: (ctx, options: SnapshotOptions = {}): { live: LiveSnapshot; release(): void } => acquireLiveSnapshot(ctx, { reconcileMs: options.reconcileMs }),
+  dispose: ({ release }) => release(),
   routes: [
-    defineBridgeRoute({
+    route({
       method: 'GET',
       path: '/snapshot',
       auth: 'device',
       describe: 'Merged snapshot of all herdr sessions, agents ranked for attention',
       response: v.object({ result: v.object({ snapshot: snapshotSchema }) }),
-      async handler({ ctx }) {
-        return { result: { snapshot: await lives.get(ctx.bus)!.get() } }
+      async handler({ state }) {
+        return { result: { snapshot: await state.live.get() } }
       },
     }),
   ],

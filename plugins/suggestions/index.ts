@@ -7,6 +7,7 @@ import { portScanner, reachableHost, directUrl, type HostListener } from '../../
 import { splitAddr } from '../../core/config.ts'
 import { buildSuggestions, type Suggestion } from './rules.ts'
 import { createRelayHub, type RelayHub } from './relay.ts'
+import { createCache, type Cache } from '../../lib/cache.ts'
 
 /**
  * Context actions for a pane (spec 1 §4.4).
@@ -18,7 +19,6 @@ import { createRelayHub, type RelayHub } from './relay.ts'
  */
 
 const PANE_TTL_MS = 6000
-const HUB = 'suggestions.relays'
 /** Stands in for a relay URL in cached answers; every response mints a fresh one-time URL. */
 const RELAY_MARK = 'relay-port:'
 
@@ -34,7 +34,14 @@ function factsOf(info: any, agentCwd: string | undefined, paneCwd: string | unde
   return { cwd, atPrompt: typeof info.shell_pid === 'number' && info.shell_pid === info.foreground_process_group_id }
 }
 
-async function compute(ctx: PluginContext, paneId: string, host: string): Promise<Suggestion[]> {
+interface SuggestionsState {
+  hub: RelayHub
+  /** Answers per pane and host, for PANE_TTL_MS. */
+  answers: Cache<string, Promise<Suggestion[]>>
+}
+const route = defineBridgeRoute.with<SuggestionsState>()
+
+async function compute(ctx: PluginContext, hub: RelayHub, paneId: string, host: string): Promise<Suggestion[]> {
   const ref = await ctx.herdr.resolve(paneId).catch((err) => {
     if (err instanceof HerdrError && err.notFound) fail(404, `no such pane: ${paneId}`)
     throw err
@@ -58,11 +65,8 @@ async function compute(ctx: PluginContext, paneId: string, host: string): Promis
       .catch((): HostListener[] => []), // a failed scan is not an error
     (hasAgent || facts.atPrompt) && facts.cwd ? readGitContext(facts.cwd, { env: ctx.env }).catch((): GitContext | undefined => undefined) : Promise.resolve(undefined),
   ])
-  const hub = ctx.services.get(HUB) as RelayHub | undefined
   const relayed = new Set<number>()
-  if (hub) {
-    for (const l of listeners.filter((x) => x.loopback).slice(0, 2)) if (await hub.urlFor(l, host)) relayed.add(l.port)
-  }
+  for (const l of listeners.filter((x) => x.loopback).slice(0, 2)) if (await hub.urlFor(l, host)) relayed.add(l.port)
   return buildSuggestions({
     pane: ref.qualified,
     hasAgent,
@@ -75,8 +79,7 @@ async function compute(ctx: PluginContext, paneId: string, host: string): Promis
 }
 
 /** Replaces relay marks with fresh one-time URLs; a relay that closed meanwhile is reopened. */
-async function withRelayUrls(ctx: PluginContext, list: Suggestion[], host: string): Promise<Suggestion[]> {
-  const hub = ctx.services.get(HUB) as RelayHub | undefined
+async function withRelayUrls(hub: RelayHub, list: Suggestion[], host: string): Promise<Suggestion[]> {
   const out: Suggestion[] = []
   for (const s of list) {
     if (!s.params.url?.startsWith(RELAY_MARK)) {
@@ -84,7 +87,7 @@ async function withRelayUrls(ctx: PluginContext, list: Suggestion[], host: strin
       continue
     }
     const port = Number(s.params.url.slice(RELAY_MARK.length))
-    const url = await hub?.urlFor({ bind: '127.0.0.1', port }, host)
+    const url = await hub.urlFor({ bind: '127.0.0.1', port }, host)
     if (url) out.push({ ...s, params: { ...s.params, url } })
   }
   return out
@@ -92,13 +95,13 @@ async function withRelayUrls(ctx: PluginContext, list: Suggestion[], host: strin
 
 export default defineBridgePlugin({
   name: 'suggestions',
-  setup(ctx) {
-    const hub = createRelayHub({ listenHost: listenHostOf(ctx.config.transport.addr), now: ctx.now, log: ctx.log })
-    ctx.services.set(HUB, hub)
-    return () => hub.close()
-  },
+  setup: (ctx): SuggestionsState => ({
+    hub: createRelayHub({ listenHost: listenHostOf(ctx.config.transport.addr), now: ctx.now, log: ctx.log }),
+    answers: createCache({ max: 1000, ttlMs: PANE_TTL_MS, now: ctx.now }),
+  }),
+  dispose: ({ hub }) => hub.close(),
   routes: [
-    defineBridgeRoute({
+    route({
       method: 'GET',
       path: '/suggestions',
       auth: 'device',
@@ -122,21 +125,11 @@ export default defineBridgePlugin({
       }),
       query: v.object({ pane: v.pipe(v.string(), v.nonEmpty()) }),
       invalid: 'missing pane',
-      async handler({ query, ctx, event }) {
+      async handler({ query, ctx, event, state: { hub, answers } }) {
         const host = reachableHost(event.req.headers.get('host'), ctx)
-        let cache = ctx.services.get('suggestions.cache') as Map<string, { at: number; value: Promise<Suggestion[]> }> | undefined
-        if (!cache) ctx.services.set('suggestions.cache', (cache = new Map()))
         const key = `${query.pane}\0${host}`
-        const hit = cache.get(key)
-        let value: Promise<Suggestion[]>
-        if (hit && ctx.now() - hit.at < PANE_TTL_MS) value = hit.value
-        else {
-          value = compute(ctx, query.pane, host)
-          if (cache.size > 1000) cache.clear()
-          cache.set(key, { at: ctx.now(), value })
-          value.catch(() => cache!.delete(key))
-        }
-        return { pane: query.pane, suggestions: await withRelayUrls(ctx, await value, host) }
+        const value = answers.get(key) ?? answers.set(key, compute(ctx, hub, query.pane, host))
+        return { pane: query.pane, suggestions: await withRelayUrls(hub, await value, host) }
       },
     }),
   ],

@@ -1,6 +1,8 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { connect as netConnect, isIP, type AddressInfo, type Socket } from 'node:net'
-import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
+import { parse as parseCookies, serialize as serializeCookie } from 'cookie-es'
+import { safeEqual } from '../../core/tokens.ts'
 
 /**
  * The loopback relay behind `dev_server_local`: a reverse proxy on a bridge-owned port to a dev
@@ -26,19 +28,6 @@ interface Relay {
   sockets: Set<Socket>
 }
 
-function same(a: string, b: string): boolean {
-  const x = Buffer.from(a)
-  const y = Buffer.from(b)
-  return x.length === y.length && timingSafeEqual(x, y)
-}
-
-function cookieValue(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? '').split(';')) {
-    const i = part.indexOf('=')
-    if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim()
-  }
-  return undefined
-}
 
 /** The Cookie header without the relay's own cookie (the dev server never sees the secret). */
 function stripCookie(header: string | undefined, name: string): string | undefined {
@@ -77,8 +66,8 @@ export function createRelayHub(opts: { listenHost: string; now?: () => number; l
 
   /** Access check shared by HTTP and upgrades: cookie, or a one-time token (then redirect). */
   const admit = (r: Relay, req: IncomingMessage): 'ok' | 'exchange' | 'refuse' => {
-    const c = cookieValue(req.headers.cookie, r.cookie)
-    if (c && same(c, r.secret)) return 'ok'
+    const c = parseCookies(req.headers.cookie ?? '')[r.cookie]
+    if (c && safeEqual(c, r.secret)) return 'ok'
     const url = new URL(req.url ?? '/', 'http://relay')
     const t = url.searchParams.get(QUERY_KEY)
     if (!t) return 'refuse'
@@ -111,7 +100,7 @@ export function createRelayHub(opts: { listenHost: string; now?: () => number; l
       res
         .writeHead(302, {
           location: url.pathname + url.search,
-          'set-cookie': `${r.cookie}=${r.secret}; Path=/; HttpOnly; SameSite=Lax`,
+          'set-cookie': serializeCookie(r.cookie, r.secret, { path: '/', httpOnly: true, sameSite: 'lax' }),
           'cache-control': 'no-store',
         })
         .end()

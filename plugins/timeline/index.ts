@@ -1,10 +1,9 @@
-import { join } from 'node:path'
 import * as v from 'valibot'
-import { defineBridgePlugin, defineBridgeRoute, type PluginContext } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
 import { fail } from '../../core/respond.ts'
 import { qualifyId } from '../../core/herdr/ids.ts'
 import type { AgentInfo } from '../../core/herdr/index.ts'
-import { readJsonFile, writeFileAtomic } from '../../storage/atomic-file.ts'
+import { readJson } from '../../storage/index.ts'
 import { createRecorder, type Recorder, type AgentRow } from './recorder.ts'
 
 /**
@@ -19,7 +18,16 @@ export interface TimelineOptions {
   flushMs?: number
 }
 
-export const RECORDER = 'timeline.recorder'
+/** The recorder, absent when turned off (`enabled: false`). */
+interface TimelineState {
+  rec?: Recorder
+  rebuild(session: string): Promise<void>
+  flush(): Promise<void>
+  timer?: NodeJS.Timeout
+}
+const route = defineBridgeRoute.with<TimelineState | undefined>()
+/** Storage key: `<data dir>/timeline.json`. */
+const KEY = 'timeline.json'
 const DEFAULT_LIMIT = 100
 const MAX_LIMIT = 500
 
@@ -42,10 +50,10 @@ export function rowsOf(session: string, agents: AgentInfo[]): AgentRow[] {
   }))
 }
 
-export default defineBridgePlugin<TimelineOptions>({
+export default defineBridgePlugin({
   name: 'timeline',
   routes: [
-    defineBridgeRoute({
+    route({
       method: 'GET',
       path: '/timeline',
       auth: 'device',
@@ -66,38 +74,48 @@ export default defineBridgePlugin<TimelineOptions>({
         ),
         limit: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(500)),
       }),
-      handler({ query, ctx }) {
-        const rec = ctx.services.get(RECORDER) as Recorder | undefined
+      query: v.object({
+        limit: v.optional(
+          v.pipe(
+            v.string(),
+            v.check((raw) => parseLimit(raw) !== null, 'limit must be a positive integer'),
+            v.transform((raw) => parseLimit(raw)!),
+            v.description(`entries to return, 1..${MAX_LIMIT} (default ${DEFAULT_LIMIT}; larger values are capped)`),
+          ),
+          String(DEFAULT_LIMIT),
+        ),
+        pane: v.pipe(v.optional(v.string(), ''), v.description('only this pane (session-qualified id)')),
+      }),
+      handler({ query, state }) {
+        const rec = state?.rec
         if (!rec) fail(503, 'timeline recorder not running')
-        const limit = parseLimit(query.limit)
-        if (limit === null) fail(400, 'limit must be a positive integer')
-        const pane = typeof query.pane === 'string' && query.pane ? query.pane : undefined
-        return { entries: rec.list(limit, pane), limit }
+        return { entries: rec.list(query.limit, query.pane || undefined), limit: query.limit }
       },
     }),
   ],
-  setup(ctx, options = {}) {
-    if (options.enabled === false) return
-    const file = join(ctx.config.data_dir, 'timeline.json')
+  async setup(ctx, options: TimelineOptions = {}): Promise<TimelineState | undefined> {
+    if (options.enabled === false) return undefined
     let initial: unknown = []
     try {
-      initial = readJsonFile(file, 'timeline') ?? []
+      initial = (await readJson(ctx.storage, KEY, 'timeline')) ?? []
     } catch (err) {
       ctx.log.warn(`${(err as Error).message}; starting an empty timeline`)
     }
     const rec = createRecorder({ now: ctx.now, initial })
-    ctx.services.set(RECORDER, rec)
 
-    const flush = () => {
-      rec.prune()
-      if (!rec.dirty) return
-      try {
-        writeFileAtomic(file, JSON.stringify(rec.entries()))
-        rec.markClean()
-      } catch (err) {
-        ctx.log.warn(`timeline: cannot write ${file}: ${(err as Error).message}`)
-      }
-    }
+    // Writes go through the bridge's storage (atomic, 0600), one at a time.
+    let writing: Promise<void> = Promise.resolve()
+    const flush = () =>
+      (writing = writing.then(async () => {
+        rec.prune()
+        if (!rec.dirty) return
+        try {
+          await ctx.storage.setItemRaw(KEY, JSON.stringify(rec.entries()))
+          rec.markClean()
+        } catch (err) {
+          ctx.log.warn(`timeline: cannot write ${KEY} in the data dir: ${(err as Error).message}`)
+        }
+      }))
     const timer = setInterval(flush, options.flushMs ?? 5000)
     timer.unref?.()
 
@@ -112,29 +130,30 @@ export default defineBridgePlugin<TimelineOptions>({
     }
     for (const s of ctx.herdr.sessions()) void rebuild(s)
 
-    const unsubscribe = ctx.bus.subscribe({
-      name: 'timeline',
+    return { rec, rebuild, flush, timer }
+  },
+  async dispose(state) {
+    if (!state) return
+    clearInterval(state.timer)
+    await state.flush()
+  },
+  subscribe: [
+    {
       limit: 100_000,
-      deliver(ev) {
+      handler(ev, { state }) {
+        const rec = state?.rec
+        if (!rec) return
         const p = ev.payload as Record<string, any>
         if (ev.source === 'multiplexer' && ev.type === 'pane_agent_status_changed') {
           rec.status(ev.ts, { pane: p.pane_id, status: p.agent_status, agent: p.agent, workspace: p.workspace_id, session: p.session })
         } else if (ev.type === 'pane_closed' || (ev.source === 'multiplexer' && ev.type === 'pane_exited')) {
           if (typeof p.pane_id === 'string') rec.gone(ev.ts, p.pane_id)
         } else if (ev.source === 'bridge' && ev.type === 'multiplexer_connected') {
-          return rebuild(typeof p.session === 'string' ? p.session : 'default')
+          return state.rebuild(typeof p.session === 'string' ? p.session : 'default')
         }
       },
-      onLag: () => ctx.log.warn('timeline fell behind the bus and stopped recording'),
-    })
-
-    return () => {
-      unsubscribe()
-      clearInterval(timer)
-      flush()
-      ctx.services.delete(RECORDER)
-    }
-  },
+    },
+  ],
 })
 
 export type { Recorder }

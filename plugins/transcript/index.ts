@@ -10,6 +10,7 @@
  */
 import type { Peer } from 'crossws'
 import { join } from 'node:path'
+import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeWebSocket, defineAgentKind, type PluginContext } from '../../core/plugin.ts'
 import { text } from '../../core/respond.ts'
 import type { AgentInfo } from '../../core/herdr/index.ts'
@@ -67,7 +68,7 @@ const streams = new WeakMap<Peer, ReturnType<typeof createTranscriptStream>>()
 export default defineBridgePlugin({
   name: 'transcript',
   // Indexes in memory belong to this bridge; the stored ones let the next start skip the count.
-  setup: () => forgetTranscripts,
+  dispose: () => forgetTranscripts(),
   agentKinds: [defineAgentKind({ kind: 'claude', transcript: claudeTranscript }), defineAgentKind({ kind: 'pi', transcript: piTranscript })],
   websockets: [
     defineBridgeWebSocket({
@@ -76,12 +77,11 @@ export default defineBridgePlugin({
       auth: 'device',
       queryToken: true,
       describe: 'Structured transcript of an agent pane: hello, newest page, live tail, load_older paging',
+      query: v.object({
+        pane: v.pipe(v.optional(v.string(), ''), v.nonEmpty('pane is required'), v.description('agent pane id, session-qualified (required)')),
+        subagent: v.pipe(v.optional(v.string(), ''), v.description('optional agent_id from the roster: stream that delegated conversation (never rotates)')),
+      }),
       doc: {
-        query: {
-          pane: 'agent pane id, session-qualified (required)',
-          token: 'device bearer or admin token (or an Authorization: Bearer header)',
-          subagent: "optional agent_id from the roster: stream that delegated conversation (never rotates)",
-        },
         serverFrames: {
           hello:
             "{type: 'hello', protocol: 5, pane, agent_kind, session_id, backlog_count: int, total: int, has_more: bool, oldest_loaded_seq: int, has_older: bool, subagent?: string, subagents?: [roster row]}",
@@ -97,9 +97,7 @@ export default defineBridgePlugin({
           load_older: "{type: 'load_older', before_seq: int, limit?: int (0 or absent = 150, max 500)}; any other frame closes the socket with 1000",
         },
       },
-      async accept({ url, ctx }) {
-        const pane = url.searchParams.get('pane')
-        if (!pane) return text('pane is required', 400)
+      async accept({ query: { pane, subagent: sub }, ctx }) {
         const source = await resolveSource(ctx, pane)
         if (typeof source === 'string') return notFound(source)
         const state: Accepted = {
@@ -112,8 +110,7 @@ export default defineBridgePlugin({
           log: ctx.log,
           indexDir: join(ctx.config.data_dir, 'transcript-index'),
         }
-        const sub = url.searchParams.get('subagent')
-        if (sub !== null && sub !== '') {
+        if (sub !== '') {
           const hit = await subagentOf(source.reader, source.session, sub)
           if (!hit) return notFound('transcript not available: no such subagent')
           state.subagent = hit
@@ -121,7 +118,7 @@ export default defineBridgePlugin({
         return state
       },
       async open(peer, ws) {
-        const state = ws.state as Accepted
+        const state = ws.accepted as Accepted
         const stream = createTranscriptStream({
           ...state,
           send: (frame) => peer.send(JSON.stringify(frame)),

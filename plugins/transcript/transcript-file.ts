@@ -7,6 +7,7 @@ import { open, stat, type FileHandle } from 'node:fs/promises'
 import { scanLines } from '../../lib/transcript/lines.ts'
 import { identify, loadIndex, saveIndex, type FileIdentity } from '../../lib/transcript/index-store.ts'
 import type { Entry, RawEntry } from '../../lib/transcript/entry.ts'
+import { createCache } from '../../lib/cache.ts'
 
 export type Normalizer = (line: string) => RawEntry[]
 /** Entries a line yields, without building them (the index pass); defaults to normalize().length. */
@@ -225,8 +226,8 @@ export class TranscriptFile {
   }
 }
 
-const cache = new Map<string, TranscriptFile>()
 const CACHE_MAX = 16
+const cache = createCache<string, TranscriptFile>({ max: CACHE_MAX })
 
 /**
  * One shared index per file and reader, so reconnects and parallel streams skip the indexing
@@ -234,12 +235,7 @@ const CACHE_MAX = 16
  */
 export function openTranscript(path: string, normalize: Normalizer, key = '', count?: Counter, store?: { dir: string; onError?(err: unknown): void }): TranscriptFile {
   const id = `${key}\0${path}\0${store?.dir ?? ''}`
-  let f = cache.get(id)
-  if (f) cache.delete(id)
-  else f = new TranscriptFile(path, normalize, count, store && { ...store, key })
-  cache.set(id, f)
-  while (cache.size > CACHE_MAX) cache.delete(cache.keys().next().value!)
-  return f
+  return cache.get(id) ?? cache.set(id, new TranscriptFile(path, normalize, count, store && { ...store, key }))
 }
 
 /** Drops every in-memory index (the bridge shutting down); stored ones stay on disk. */

@@ -1,6 +1,5 @@
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { request } from 'undici'
 
 /** The provider's quota endpoint; tests point BRIDGE_USAGE_URL (or the plugin option) elsewhere. */
 export const DEFAULT_USAGE_URL = 'https://api.anthropic.com/api/oauth/usage'
@@ -76,6 +75,8 @@ export function createClaudeUsage(opts: { home: string; url: string; now: () => 
     if (good && now - good.at < CACHE_MS) return good.value
     let res
     try {
+      // undici loads on the first usage read, not at start-up (it is most of a megabyte of code).
+      const { request } = await import('undici')
       res = await request(opts.url, {
         method: 'GET',
         headers: {

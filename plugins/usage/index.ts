@@ -14,7 +14,8 @@ export interface UsageOptions {
   url?: string
 }
 
-const READER = 'usage.claude'
+/** The claude reader of each bridge (keyed by its bus): the kind capability gets only the context. */
+const readers = new WeakMap<PluginContext['bus'], UsageReader>()
 
 const usageWindow = v.looseObject({ utilization: v.number(), resets_at: v.optional(v.string()) })
 /** One kind's quota: every window the provider returns, keyed as it names them. */
@@ -27,18 +28,15 @@ const kindUsage = v.looseObject({
 })
 
 function reader(ctx: PluginContext): UsageReader {
-  let r = ctx.services.get(READER) as UsageReader | undefined
-  if (!r) {
-    r = createClaudeUsage({ home: ctx.home, url: ctx.env.BRIDGE_USAGE_URL || DEFAULT_USAGE_URL, now: ctx.now })
-    ctx.services.set(READER, r)
-  }
+  let r = readers.get(ctx.bus)
+  if (!r) readers.set(ctx.bus, (r = createClaudeUsage({ home: ctx.home, url: ctx.env.BRIDGE_USAGE_URL || DEFAULT_USAGE_URL, now: ctx.now })))
   return r
 }
 
-export default defineBridgePlugin<UsageOptions>({
+export default defineBridgePlugin({
   name: 'usage',
-  setup(ctx, options) {
-    if (options?.url) ctx.services.set(READER, createClaudeUsage({ home: ctx.home, url: options.url, now: ctx.now }))
+  setup(ctx, options: UsageOptions | undefined) {
+    if (options?.url) readers.set(ctx.bus, createClaudeUsage({ home: ctx.home, url: options.url, now: ctx.now }))
   },
   agentKinds: [defineAgentKind({ kind: 'claude', usage: (ctx: PluginContext) => reader(ctx).read() })],
   routes: [

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import { join, resolve, sep } from 'node:path'
-import type { PluginContext, RouteInput } from '../../core/plugin.ts'
+import type { RouteInput } from '../../core/plugin.ts'
 import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
 import { text } from '../../core/respond.ts'
 import { unbuiltPage } from './page.ts'
@@ -25,40 +25,44 @@ export interface WebOptions {
   dist?: string
 }
 
-const distOf = (ctx: PluginContext): string => (ctx.services.get('web.dist') as string | undefined) ?? DIST
+/** The build folder served. */
+interface WebState {
+  dist: string
+}
+type Input = RouteInput<any, any, WebState>
+const route = defineBridgeRoute.with<WebState>()
 
 const notFound = () => text('not found', 404, SECURITY_HEADERS)
 
-async function serveFile({ event, ctx }: RouteInput): Promise<Response> {
+async function serveFile({ event, state }: Input): Promise<Response> {
   const request = event.req as Request
   const path = new URL(request.url).pathname
-  const file = confine(distOf(ctx), path)
+  const file = confine(state.dist, path)
   const found = file ? await readStatic(file) : null
   return found ? fileResponse(found, path, request) : notFound()
 }
 
-async function serveShell({ event, ctx }: RouteInput): Promise<Response> {
+async function serveShell(input: Input): Promise<Response> {
+  const { event, ctx, state } = input
   const request = event.req as Request
   const path = new URL(request.url).pathname
-  if (!isAppRoute(path)) return serveFile({ event, ctx } as RouteInput)
-  const shell = await readStatic(join(distOf(ctx), 'index.html'))
+  if (!isAppRoute(path)) return serveFile(input)
+  const shell = await readStatic(join(state.dist, 'index.html'))
   if (shell) return fileResponse(shell, '/index.html', request)
   return new Response(unbuiltPage(ctx.config.server_name), {
     headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...SECURITY_HEADERS },
   })
 }
 
-export default defineBridgePlugin<WebOptions>({
+export default defineBridgePlugin({
   name: 'web',
-  setup(ctx, options) {
-    if (options?.dist) ctx.services.set('web.dist', resolve(options.dist) + sep)
-  },
+  setup: (_ctx, options: WebOptions | undefined): WebState => ({ dist: options?.dist ? resolve(options.dist) + sep : DIST }),
   routes: [
-    defineBridgeRoute({ method: 'GET', path: '/assets/**', auth: 'none', describe: 'Web client scripts and styles (fingerprinted, immutable)', response: { type: 'text/javascript' }, handler: serveFile }),
-    defineBridgeRoute({ method: 'GET', path: '/icons/**', auth: 'none', describe: 'Web client icons', response: { type: 'image/png' }, handler: serveFile }),
-    defineBridgeRoute({ method: 'GET', path: '/sw.js', auth: 'none', describe: 'Web client service worker', response: { type: 'text/javascript' }, handler: serveFile }),
-    defineBridgeRoute({ method: 'GET', path: '/firebase-messaging-sw.js', auth: 'none', describe: 'Web client push service worker', response: { type: 'text/javascript' }, handler: serveFile }),
-    defineBridgeRoute({ method: 'GET', path: '/manifest.webmanifest', auth: 'none', describe: 'Web app manifest', response: { type: 'application/manifest+json' }, handler: serveFile }),
-    defineBridgeRoute({ method: 'GET', path: '/**', auth: 'none', describe: 'Web client (installable app)', response: { type: 'text/html' }, handler: serveShell }),
+    route({ method: 'GET', path: '/assets/**', auth: 'none', describe: 'Web client scripts and styles (fingerprinted, immutable)', response: { type: 'text/javascript' }, handler: serveFile }),
+    route({ method: 'GET', path: '/icons/**', auth: 'none', describe: 'Web client icons', response: { type: 'image/png' }, handler: serveFile }),
+    route({ method: 'GET', path: '/sw.js', auth: 'none', describe: 'Web client service worker', response: { type: 'text/javascript' }, handler: serveFile }),
+    route({ method: 'GET', path: '/firebase-messaging-sw.js', auth: 'none', describe: 'Web client push service worker', response: { type: 'text/javascript' }, handler: serveFile }),
+    route({ method: 'GET', path: '/manifest.webmanifest', auth: 'none', describe: 'Web app manifest', response: { type: 'application/manifest+json' }, handler: serveFile }),
+    route({ method: 'GET', path: '/**', auth: 'none', describe: 'Web client (installable app)', response: { type: 'text/html' }, handler: serveShell }),
   ],
 })

@@ -4,20 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { startStack, type Stack } from '../harness/stack.ts'
+import { until } from '../harness/wait.ts'
 
 let stack: Stack
 let cwd: string
 
-async function until<T>(fn: () => Promise<T | undefined>, what: string, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms
-  let last: unknown
-  for (;;) {
-    last = await fn()
-    if (last !== undefined) return last as T
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
 
 async function claudePane(script: Record<string, unknown>): Promise<string> {
   const r = await stack.sim.request('sim.create_agent_pane', { kind: 'claude', cwd, script })

@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { startStack, type Stack } from '../harness/stack.ts'
+import { until } from '../harness/wait.ts'
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'opencode-question.txt')
 const PASSWORD = 's3cret-pass'
@@ -49,15 +50,6 @@ function readBody(req: IncomingMessage): Promise<string> {
   })
 }
 
-async function until<T>(fn: () => Promise<T | undefined>, what: string, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const v = await fn()
-    if (v !== undefined) return v
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
 
 const writeRegistration = (url: string) => {
   const dir = join(stack.bridge.env.XDG_STATE_HOME!, 'opencode')

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readdirSync, readFileSync } from 'node:fs'
 import { WebSocket } from 'undici'
 import { startStack, type Stack } from '../harness/stack.ts'
+import { until as waitUntil } from '../harness/wait.ts'
 
 /**
  * /attach end to end: the real bridge, the herdr simulator with real shells in real PTYs, and
@@ -23,21 +24,8 @@ async function newPane(): Promise<string> {
 
 const screen = async (pane: string) => (await st.sim.request('pane.read', { pane_id: pane, source: 'visible', format: 'text' })).read.text as string
 
-async function until<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  let last: unknown
-  for (;;) {
-    try {
-      const v = await fn()
-      if (v) return v
-      last = v
-    } catch (err) {
-      last = err
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${String(last).slice(0, 500)})`)
-    await new Promise((r) => setTimeout(r, 25))
-  }
-}
+/** Argument order of this file: what first. */
+const until = <T>(what: string, fn: () => T | Promise<T>, timeoutMs?: number) => waitUntil(fn, what, timeoutMs)
 
 interface Client {
   ws: WebSocket

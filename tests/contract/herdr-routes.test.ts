@@ -9,6 +9,7 @@ import { startSim } from '../harness/sim.ts'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import { createConformance } from './conform.ts'
 import { PDF, PNG } from '../attachments/samples.ts'
+import { until } from '../harness/wait.ts'
 
 let home: string
 let sim: Awaited<ReturnType<typeof startSim>>
@@ -31,15 +32,6 @@ function makeRepo(dir: string) {
   writeFileSync(join(dir, 'new.txt'), 'hello\n')
 }
 
-async function until<T>(fn: () => Promise<T | undefined>, what: string, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const got = await fn()
-    if (got !== undefined) return got
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
 
 const req = (path: string, init?: Parameters<TestBridge['request']>[1]) => bridge.request(path, init)
 const post = (path: string, json: unknown) => req(path, { method: 'POST', json })

@@ -1,7 +1,7 @@
 // The published API contract (issue 13): GET /openapi.json lists every route the live bridge
 // serves, every route documents its 200 body, and real responses match what is documented —
 // both the valibot schema in the manifest and the JSON Schema the document publishes for it.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -151,5 +151,58 @@ describe('real responses match the documented shapes', () => {
 
   it('GET /openapi.json documents itself', async () => {
     await conforms('GET', '/openapi.json', await b.request('/openapi.json', { token: null }))
+  })
+})
+
+describe('every parameter a route takes is in the document', () => {
+  /** The keys a valibot object schema (possibly inside a pipe) declares. */
+  const keysOf = (schema: any): string[] => {
+    const root = schema?.type === 'object' || schema?.entries ? schema : schema?.pipe?.[0]
+    return Object.keys(root?.entries ?? {})
+  }
+
+  it('lists each HTTP route’s declared query parameters and ?token=, and nothing else', () => {
+    for (const [path, byMethod] of b.bridge.routes.routes)
+      for (const [m, r] of byMethod) {
+        const op = doc.paths[docPath(path)][m.toLowerCase()]
+        const listed = ((op.parameters ?? []) as { name: string; in: string }[]).filter((p) => p.in === 'query').map((p) => p.name)
+        const taken = [...keysOf(r.query), ...(r.queryToken ? ['token'] : [])]
+        expect({ route: `${m} ${path}`, listed: [...listed].sort() }).toEqual({ route: `${m} ${path}`, listed: [...taken].sort() })
+      }
+  })
+
+  it('lists each WebSocket route’s declared query parameters and ?token=', () => {
+    for (const [path, w] of b.bridge.routes.websockets) {
+      const taken = [...keysOf(w.query), ...(w.queryToken ? ['token'] : [])]
+      expect({ path, listed: Object.keys(doc['x-websockets'][path].query).sort() }).toEqual({ path, listed: taken.sort() })
+    }
+  })
+
+  it('documents the body of every route that reads one', () => {
+    for (const [path, byMethod] of b.bridge.routes.routes)
+      for (const [m, r] of byMethod) {
+        if (!r.body) continue
+        const op = doc.paths[docPath(path)][m.toLowerCase()]
+        const props = Object.keys(op.requestBody?.content?.['application/json']?.schema?.properties ?? {})
+        expect({ route: `${m} ${path}`, props: props.sort() }).toEqual({ route: `${m} ${path}`, props: keysOf(r.body).sort() })
+      }
+  })
+
+  it('no plugin reads the request query behind the schemas’ back', () => {
+    // The core hands a handler only the parameters its schema declares; reading the URL's
+    // query directly would take a parameter the document does not list.
+    const root = join(__dirname, '../../plugins')
+    const offenders: string[] = []
+    const walk = (dir: string) => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        const p = join(dir, e.name)
+        if (e.isDirectory()) {
+          if (e.name !== 'app' && e.name !== 'dist' && e.name !== 'node_modules') walk(p)
+        } else if (e.name.endsWith('.ts') && /searchParams\.get\(|getQuery\(|getValidatedQuery\(/.test(readFileSync(p, 'utf8'))) offenders.push(p.slice(root.length + 1))
+      }
+    }
+    walk(root)
+    // The preview relay reads its own one-time token on its own listener, not a bridge route.
+    expect(offenders.filter((p) => p !== join('suggestions', 'relay.ts'))).toEqual([])
   })
 })

@@ -14,7 +14,7 @@ const bridgeEvent = (type: string) => (f: any) => f.source === 'bridge' && f.typ
 
 test('simulator stopped → disconnected; restarted → connected, resync, and only new transitions', async () => {
   st = await startStack()
-  const ingest = st.bridge.bridge.ctx.services.get('herdr.ingest') as any
+  const ingest = st.bridge.bridge.ingest!
   await ingest.settled()
   const { pane } = await newPane(st.sim)
   const c = openEvents(`${st.bridge.wsUrl}/events?token=${st.bridge.adminToken}`)

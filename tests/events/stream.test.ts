@@ -10,7 +10,7 @@ const url = (token = st.bridge.adminToken) => `${st.bridge.wsUrl}/events?token=$
 
 beforeAll(async () => {
   st = await startStack({ bridge: { user: withOptions({ events: { heartbeatMs: 150, maxBufferedBytes: 64 * 1024, maxPending: 200 } }) } })
-  await (st.bridge.bridge.ctx.services.get('herdr.ingest') as any).settled()
+  await st.bridge.bridge.ingest!.settled()
 })
 afterAll(async () => {
   await st?.close()

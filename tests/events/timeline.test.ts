@@ -17,7 +17,7 @@ const timeline = async (b: TestBridge, q = '') => (await (await b.request(`/time
 
 test('timeline survives a bridge restart with durations intact', async () => {
   st = await startStack()
-  await (st.bridge.bridge.ctx.services.get('herdr.ingest') as any).settled()
+  await st.bridge.bridge.ingest!.settled()
   const { pane, workspace } = await newPane(st.sim)
   const c = openEvents(`${st.bridge.wsUrl}/events?token=${st.bridge.adminToken}`)
   await c.next((f) => f.type === 'snapshot')
@@ -36,7 +36,7 @@ test('timeline survives a bridge restart with durations intact', async () => {
   await st.bridge.close()
   second = await startBridge({ home: st.home })
   expect((await timeline(second, `?pane=${pane}`)).entries).toEqual(before.entries)
-  await (second.bridge.ctx.services.get('herdr.ingest') as any).settled()
+  await second.bridge.ingest!.settled()
 
   const c2 = openEvents(`${second.wsUrl}/events?token=${second.adminToken}`)
   await c2.next((f) => f.type === 'snapshot')

@@ -37,7 +37,7 @@ test('coalescer: a burst of requests costs at most one extra run, and the last o
 })
 
 test('recorder: spans, prev_ms, gone, repeats ignored, newest first', () => {
-  let now = 1_000_000
+  const now = 1_000_000
   const r = createRecorder({ now: () => now })
   expect(r.status(1000, { pane: 'p', status: 'working', agent: 'claude', workspace: 'w1', session: 'default' })).toEqual({
     ts: 1000, pane: 'p', agent: 'claude', session: 'default', workspace: 'w1', to: 'working',

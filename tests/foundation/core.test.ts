@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import * as v from 'valibot'
 import { mkdtempSync, readFileSync, statSync, writeFileSync, mkdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -23,7 +24,16 @@ function probe() {
   const plugin = defineBridgePlugin({
     name: 'probe',
     routes: [
-      defineBridgeRoute({ method: 'POST', path: '/probe', auth: 'device', handler: () => (calls.route++, { ok: true }) }),
+      defineBridgeRoute({
+        method: 'POST',
+        path: '/probe',
+        auth: 'device',
+        body: v.object({ pane: v.optional(v.string()), text: v.optional(v.string()) }),
+        audit: ({ body }) => ({ pane: body.pane, text_length: body.text?.length }),
+        handler: () => (calls.route++, { ok: true }),
+      }),
+      // Echoes what the core hands a handler without schemas: nothing the document would not list.
+      defineBridgeRoute({ method: 'POST', path: '/probe/echo', auth: 'device', audit: false, handler: ({ query, body }) => ({ query, body }) }),
       defineBridgeRoute({ method: 'GET', path: '/probe/admin', auth: 'admin', errors: 'json', handler: () => (calls.route++, { ok: true }) }),
     ],
     websockets: [
@@ -209,6 +219,18 @@ describe('web page', () => {
   })
 })
 
+describe('validation', () => {
+  it('hands a handler only the query and body its schemas declare', async () => {
+    b = await startBridge({ user: { plugins: [pairing, probe().plugin, web] } })
+    const res = await b.request('/probe/echo?pane=w1:p1&extra=1', { method: 'POST', json: { pane: 'w1:p1' } })
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual({ query: {}, body: {} })
+    const bad = await b.request('/probe/echo', { method: 'POST', body: '{"pane":', headers: { 'content-type': 'application/json' } })
+    expect(bad.status).toBe(400)
+    expect(await bad.text()).toBe('body is not valid JSON')
+  })
+})
+
 describe('audit log', () => {
   it('records changing requests with actor, route, target and status, never the text', async () => {
     const p = probe()
@@ -236,7 +258,9 @@ describe('health', () => {
     expect(await h.json()).toEqual({ ok: true })
     const r = await fetch(`${b.url}/readyz`)
     expect(r.status).toBe(503)
-    expect(await r.json()).toEqual({ ok: false, sessions: [] })
+    // The reason names the socket it tried, in one line, and what to do.
+    const body = await r.json()
+    expect(body).toEqual({ ok: false, sessions: [], reason: expect.stringMatching(/^cannot reach herdr at \/\S+herdr\.sock: ENOENT; start herdr on this machine \(or point the bridge at it\) and this clears by itself$/) })
   })
 })
 

@@ -24,7 +24,7 @@ const kindOf = (i: number): Kind => PATTERN[i % PATTERN.length]
 
 test(`${TOTAL} WebSocket clients connect and disconnect on /events while events flow: stayers get snapshot + gap-free deltas, subscriptions return to baseline`, async () => {
   st = await startStack()
-  await (st.bridge.bridge.ctx.services.get('herdr.ingest') as any).settled()
+  await st.bridge.bridge.ingest!.settled()
   const bus = st.bridge.bridge.ctx.bus
   const baseline = bus.subscriberCount
   const heapBefore = await retainedHeap()
@@ -114,7 +114,7 @@ test(`${TOTAL} WebSocket clients connect and disconnect on /events while events 
 
 test('a device revoked while 200 of its /events sockets are open: all close with 1008 at once, other clients keep their gap-free stream, no subscription leaks', async () => {
   st ??= await startStack()
-  await (st.bridge.bridge.ctx.services.get('herdr.ingest') as any).settled()
+  await st.bridge.bridge.ingest!.settled()
   const bus = st.bridge.bridge.ctx.bus
   const baseline = bus.subscriberCount
   const device = await st.bridge.pair('load-phone')

@@ -21,7 +21,7 @@ const bridgeEvent = (type: string) => (f: any) => f.source === 'bridge' && f.typ
 
 test('herdr stopped and restarted 3× under load: bounded answers, 502 while down, never 500, events disconnect → connect → resync with no seq gap, heap bounded', async () => {
   st = await startStack()
-  const ingest = st.bridge.bridge.ctx.services.get('herdr.ingest') as any
+  const ingest = st.bridge.bridge.ingest!
   await ingest.settled()
   const panes = [(await newPane(st.sim)).pane, (await newPane(st.sim)).pane]
   for (const p of panes) await setStatus(st.sim, p, 'idle')
@@ -52,14 +52,12 @@ test('herdr stopped and restarted 3× under load: bounded answers, 502 while dow
     poll(`/timeline?limit=20`),
   ]
   const states = ['working', 'blocked', 'idle']
-  let producerErrors = 0
   const producer = (async () => {
     for (let i = 0; running; i++) {
       try {
         await setStatus(st.sim, panes[i % 2], states[i % 3])
       } catch {
         // herdr is down: the producer waits for it like any client would.
-        producerErrors++
         await new Promise((r) => setTimeout(r, 20))
       }
     }
@@ -133,7 +131,7 @@ test('herdr stopped and restarted 3× under load: bounded answers, 502 while dow
 test('herdr crashed (SIGKILL, stale socket file left) and replaced by a fresh process: 502 fast while dead, then the new herdr is picked up with a resync and its agents stream', async () => {
   // Runs on the stack of the test above when it ran; stands alone otherwise.
   st ??= await startStack()
-  const ingest = st.bridge.bridge.ctx.services.get('herdr.ingest') as any
+  const ingest = st.bridge.bridge.ingest!
   await ingest.settled()
   const c = openEvents(`${st.bridge.wsUrl}/events?token=${st.bridge.adminToken}`)
   await c.next((f) => f.type === 'snapshot')
@@ -169,7 +167,7 @@ test('a named session that goes away long enough to be forgotten, and comes back
   try {
     const herdr = stack.bridge.bridge.ctx.herdr
     await herdr.ready()
-    const ingest = stack.bridge.bridge.ctx.services.get('herdr.ingest') as any
+    const ingest = stack.bridge.bridge.ingest!
     await ingest.settled()
     expect(herdr.sessions()).toEqual(['default', 'work'])
     const work = (await newPane(stack.sim, 'work')).pane
@@ -206,7 +204,7 @@ test('a named session whose socket file vanishes while the bridge is subscribed:
   try {
     const herdr = stack.bridge.bridge.ctx.herdr
     await herdr.ready()
-    await (stack.bridge.bridge.ctx.services.get('herdr.ingest') as any).settled()
+    await stack.bridge.bridge.ingest!.settled()
     const c = openEvents(`${stack.bridge.wsUrl}/events?token=${stack.bridge.adminToken}`)
     await c.next((f) => f.type === 'snapshot')
     // herdr still runs, but nothing can reach it any more (a cleanup removed its socket).

@@ -3,7 +3,7 @@
 // with hostile file names give one entry per changed file, each with its own diff.
 import { describe, it, expect, afterAll } from 'vitest'
 import fc from 'fast-check'
-import { rmSync, writeFileSync, unlinkSync, mkdirSync } from 'node:fs'
+import { writeFileSync, unlinkSync, mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { splitPatch, headerPath } from '../../lib/git/patch.ts'
 import { parseStatusV2, type StatusEntry } from '../../lib/git/porcelain.ts'

@@ -1,6 +1,7 @@
 // Helpers for the fault, load and fuzz suites: bounded requests, deadline polling, heap samples.
 import v8 from 'node:v8'
 import vm from 'node:vm'
+export { until } from '../harness/wait.ts'
 
 export interface Answer {
   status: number
@@ -24,16 +25,6 @@ export async function bounded(run: (signal: AbortSignal) => Promise<Response>, b
   }
 }
 
-/** Polls `check` until it returns a truthy value or the deadline passes (then throws with `what`). */
-export async function until<T>(check: () => T | Promise<T>, what: string, timeoutMs = 20_000, everyMs = 25): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const v = await check()
-    if (v) return v as NonNullable<T>
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, everyMs))
-  }
-}
 
 let gcFn: (() => void) | undefined
 /** A full GC (the flag is set at runtime, so no special node options are needed). */

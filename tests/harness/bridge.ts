@@ -60,7 +60,6 @@ export async function startBridge(opts: StartBridgeOptions = {}): Promise<TestBr
   const log = createConsola({ level: Number(process.env.BRIDGE_TEST_LOG ?? 1) }).withTag('bridge')
   const bridge = await createBridge({ config, user: opts.user ?? userConfig, log, now: opts.now, env })
   const { url } = await bridge.listen()
-  bridge.ctx.services.set('listen.url', url)
   const request: TestBridge['request'] = (path, init = {}) => {
     const { token, json, ...rest } = init
     const headers = new Headers(rest.headers)

@@ -42,6 +42,8 @@ export interface StartSimOptions {
   cwd?: string
   /** Create one workspace per session at start (its events stay in the ring buffer). */
   initialWorkspace?: boolean
+  /** Kinds with a fake-agent shim on the panes' PATH (default claude and pi). */
+  agentKinds?: string[]
   /** Pane area, default 120x40. */
   size?: { cols: number; rows: number }
   /** Check every non-`sim.*` reply against the schema and throw on mismatch (default true). */
@@ -124,6 +126,7 @@ export async function startSim(opts: StartSimOptions): Promise<Sim> {
     for (const s of sessions) args.push('--session', s)
     if (opts.testMode) args.push('--test-mode')
     if (opts.initialWorkspace) args.push('--initial-workspace')
+    if (opts.agentKinds) args.push('--agent-kinds', opts.agentKinds.join(','))
     if (opts.size) args.push('--size', `${opts.size.cols}x${opts.size.rows}`)
     const proc = spawn(process.execPath, args, {
       env: { ...process.env, ...opts.env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') },

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { startSim, type Sim } from '../harness/sim.ts'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import type { BusEvent } from '../../core/bus.ts'
+export { until } from '../harness/wait.ts'
 
 export interface HostStack {
   home: string
@@ -63,16 +64,5 @@ export async function startHostStack(opts: { sessions?: string[] } = {}): Promis
       await sim.stop().catch(() => {})
       rmSync(home, { recursive: true, force: true })
     },
-  }
-}
-
-/** Polls `fn` until it returns a truthy value (for state the simulator settles asynchronously). */
-export async function until<T>(fn: () => Promise<T>, what: string, timeoutMs = 15_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const v = await fn()
-    if (v) return v as NonNullable<T>
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 100))
   }
 }

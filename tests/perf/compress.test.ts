@@ -65,7 +65,7 @@ beforeAll(async () => {
     pane ??= r.root_pane.pane_id
     await st.sim.request('sim.set_status', { pane_id: r.root_pane.pane_id, state: 'working', agent: 'sim-agent' }, i % 2 ? 'work' : 'default')
   }
-  await (st.bridge.bridge.ctx.services.get('herdr.ingest') as any).settled()
+  await st.bridge.bridge.ingest!.settled()
 })
 afterAll(async () => {
   await st?.close()

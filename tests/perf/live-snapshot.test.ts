@@ -22,7 +22,7 @@ const agentOf = (s: any, pane: string) => s.agents.find((a: any) => a.pane_id ==
 beforeAll(async () => {
   const plugins = userConfig.plugins.map((p) => (p === snapshotPlugin ? ([snapshotPlugin, { reconcileMs: RECONCILE_MS }] as const) : p))
   st = await startStack({ sessions: ['default', 'work'], bridge: { user: { ...userConfig, plugins: plugins as any } } })
-  await (st.bridge.bridge.ctx.services.get('herdr.ingest') as any).settled()
+  await st.bridge.bridge.ingest!.settled()
 })
 afterAll(async () => {
   await st?.close()

@@ -5,7 +5,7 @@ import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import type { BusEvent } from '../../core/bus.ts'
 import pairing from '../../plugins/pairing/index.ts'
 import push from '../../plugins/push/index.ts'
-import type { PushService } from '../../plugins/push/service.ts'
+import notifyFcm from '../../plugins/notify-fcm/index.ts'
 import { startFakeFcm, type FakeFcm } from './fake-fcm.ts'
 
 /**
@@ -37,7 +37,7 @@ async function start(opts: { credentials: boolean; channels?: { blocked: string;
   const b = await startBridge({
     home,
     env: isolatedEnv(home),
-    user: { plugins: [pairing, [push, { httpAgent: fcm.agent, backoffMs: [20, 40], ...(opts.channels ? { android_channels: opts.channels } : {}) }]] },
+    user: { plugins: [pairing, push, [notifyFcm, { httpAgent: fcm.agent, backoffMs: [20, 40], ...(opts.channels ? { android_channels: opts.channels } : {}) }]] },
   })
   bridges.push(b)
   // home is the bridge's own temp dir; close() of a bridge given a home leaves it, so remove it after.
@@ -107,7 +107,7 @@ describe('push through the bus', () => {
     expect(dismissals.map((m) => m.token).sort()).toEqual(['tok-a', 'tok-b'])
     for (const m of dismissals) expect(m).toEqual({ token: m.token, data: { type: 'dismiss', agent: 'w1:p1', server_id: sid }, android: { priority: 'high', collapse_key: `${sid}/w1:p1` }, webpush: { headers: { Urgency: 'high', TTL: '3600' } } })
     // Nothing else went out.
-    await (b.bridge.ctx.services.get('push') as PushService).idle()
+    await b.bridge.state(push)!.idle()
     expect(fcm.requests.length).toBe(base + 6)
   })
 
@@ -150,6 +150,23 @@ describe('push through the bus', () => {
     expect(fcm.requests.filter((r) => r.body.message.token === 'tok-flaky2').map((r) => r.body.message.data.render)).toEqual(['os', 'os', 'app'])
   })
 
+  it('skips a device that muted the pane, for that pane only', async () => {
+    const { b, events } = await start({ credentials: true })
+    const quiet = await device(b, 'quiet', 'tok-quiet')
+    await device(b, 'loud', 'tok-loud')
+    expect((await b.request('/notify/mute', { method: 'POST', token: quiet.bearer, json: { pane: 'w5:p1', until: new Date(Date.now() + 3_600_000).toISOString() } })).status).toBe(200)
+    const base = fcm.requests.length
+    status(b, 'w5:p1', 'blocked')
+    const sent = await waitForEvent(events, (e) => e.type === 'push_sent' && e.payload.agent === 'w5:p1')
+    expect(sent.payload).toMatchObject({ sent: 1, total: 1 })
+    status(b, 'w5:p2', 'blocked')
+    await waitForEvent(events, (e) => e.type === 'push_sent' && e.payload.agent === 'w5:p2')
+    await b.bridge.state(push)!.idle()
+    const got = fcm.requests.slice(base).map((r) => [r.body.message.token, r.body.message.data.agent])
+    expect(got.filter(([t]) => t === 'tok-quiet').map(([, a]) => a)).toEqual(['w5:p2', 'w5:p2'])
+    expect(got.filter(([t]) => t === 'tok-loud').map(([, a]) => a)).toEqual(['w5:p1', 'w5:p1', 'w5:p2', 'w5:p2'])
+  })
+
   it('POST /testpush sends a sample alert to every device', async () => {
     const { b } = await start({ credentials: true })
     const d = await device(b, 'phone', 'tok-test')
@@ -189,7 +206,7 @@ describe('push through the bus', () => {
     const r = await b.request('/testpush', { method: 'POST', token: d.bearer })
     expect(await r.json()).toEqual({ ok: true, sent: true, delivered: 0, devices: 1, push_enabled: false })
     expect(fcm.requests.length).toBe(base)
-    expect(lines).toContain(`[bridge:push] push (log only): blocked w1:p4: ${b.bridge.ctx.config.server_name} · w1:p4 — Needs you [1 device(s)]`)
+    expect(lines).toContain(`[bridge:notify-fcm] push (log only): blocked w1:p4: ${b.bridge.ctx.config.server_name} · w1:p4 — Needs you [1 device(s)]`)
 
     expect((await b.request('/info')).status).toBe(200)
   })

@@ -5,8 +5,8 @@ import { join } from 'node:path'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { startFakeFcm, ACCESS_TOKEN, type FakeFcm } from './fake-fcm.ts'
-import { createFcmSender, isDeadToken } from '../../plugins/push/sender.ts'
-import { findCredential, CredentialError, gcloudAdcPath } from '../../plugins/push/credentials.ts'
+import { createFcmSender, isDeadToken } from '../../plugins/notify-fcm/sender.ts'
+import { findCredential, CredentialError, gcloudAdcPath } from '../../plugins/notify-fcm/credentials.ts'
 
 let fcm: FakeFcm
 let dir: string

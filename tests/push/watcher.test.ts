@@ -7,8 +7,9 @@ import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import type { BusEvent } from '../../core/bus.ts'
 import pairing from '../../plugins/pairing/index.ts'
 import push from '../../plugins/push/index.ts'
-import type { PushService } from '../../plugins/push/service.ts'
+import notifyFcm from '../../plugins/notify-fcm/index.ts'
 import { startFakeFcm, type FakeFcm } from './fake-fcm.ts'
+import { until as waitUntil } from '../harness/wait.ts'
 
 /**
  * Push driven end to end: agent states change in the herdr simulator, the bridge's ingester
@@ -26,15 +27,8 @@ let fresh: string
 
 const setStatus = (pane: string, state: string) => sim.request('sim.set_status', { pane_id: pane, state, agent: 'sim-agent' })
 
-async function until<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const v = await fn()
-    if (v) return v
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; bus saw ${events.map((e) => `${e.type}:${JSON.stringify(e.payload).slice(0, 80)}`).join(' | ')}`)
-    await new Promise((r) => setTimeout(r, 25))
-  }
-}
+const until = <T>(what: string, fn: () => T | Promise<T>, timeoutMs = 45_000) =>
+  waitUntil(fn, () => `${what}; bus saw ${events.map((e) => `${e.type}:${JSON.stringify(e.payload).slice(0, 80)}`).join(' | ')}`, timeoutMs)
 
 beforeAll(async () => {
   fcm = await startFakeFcm()
@@ -54,10 +48,13 @@ beforeAll(async () => {
   bridge = await startBridge({
     home,
     env: { BRIDGE_SERVICE_ACCOUNT: sa, GOOGLE_APPLICATION_CREDENTIALS: '', GCE_METADATA_HOST: '127.0.0.1:1', CLOUDSDK_CONFIG: join(home, 'gcloud') },
-    user: { plugins: [pairing, [push, { httpAgent: fcm.agent }]] },
+    user: { plugins: [pairing, push, [notifyFcm, { httpAgent: fcm.agent }]] },
   })
   bridge.bridge.ctx.bus.subscribe({ deliver: (e) => void events.push(e) })
-  await (bridge.bridge.ctx.services.get('push') as PushService).started
+  await bridge.bridge.state(push)!.started
+  // The ingester must be subscribed before the first transition: a change made while it still
+  // connects is seeded as the starting state (no event), so no alert would ever follow.
+  await bridge.bridge.ingest!.settled()
   const d = await bridge.pair('phone')
   expect((await bridge.request('/register-token', { method: 'POST', token: d.bearer, json: { token: 'phone-token' } })).status).toBe(200)
 })
@@ -71,7 +68,8 @@ afterAll(async () => {
 
 const messages = () => fcm.requests.map((r) => r.body.message)
 
-describe('push from real agent transitions', () => {
+// Generous per-test deadlines: each step waits for its condition, and a loaded machine is slow.
+describe('push from real agent transitions', { timeout: 120_000 }, () => {
   it('alerts on a transition with the agent seq and title; a state held at start-up is not replayed', async () => {
     await setStatus(fresh, 'blocked')
     const sent = (await until('push_sent', () => events.find((e) => e.type === 'push_sent')))!
@@ -79,7 +77,7 @@ describe('push from real agent transitions', () => {
     const sid = bridge.bridge.ctx.config.server_id
     const name = bridge.bridge.ctx.config.server_name
     expect(sent.payload).toEqual({ agent: fresh, status: 'blocked', title: `${name} · Fix login bug`, seq: agent.state_change_seq, sent: 1, total: 1, server_id: sid })
-    await fcm.waitForRequests(2)
+    await fcm.waitForRequests(2, 45_000)
     const [os, app] = messages()
     expect(os.data).toEqual({
       type: 'alert',

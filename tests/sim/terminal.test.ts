@@ -112,7 +112,10 @@ describe('pane I/O on real PTYs', () => {
     await sim().request('sim.kill_pane', { pane_id: ws.root_pane.pane_id })
     await sub.next((e) => e.event === 'pane_exited' && e.data.pane_id === ws.root_pane.pane_id)
     await waitFor(async () => (await sim().call('workspace.get', { workspace_id: ws.workspace.workspace_id })).error?.code === 'workspace_not_found')
-    await new Promise((r) => setTimeout(r, 300))
+    // A marker exit after it: once the marker's event is in, anything the first exit emitted is too.
+    const marker = await sim().request('workspace.create', { focus: false })
+    await sim().request('sim.kill_pane', { pane_id: marker.root_pane.pane_id })
+    await sub.next((e) => e.event === 'pane_exited' && e.data.pane_id === marker.root_pane.pane_id)
     expect(sub.events.some((e) => e.event === 'workspace_closed' && e.data.workspace_id === ws.workspace.workspace_id)).toBe(false)
     sub.close()
   }, T)

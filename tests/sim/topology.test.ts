@@ -98,7 +98,9 @@ describe('topology', () => {
 
   it('focus changes emit the trio and mark the tab seen; rename of a pane emits nothing', async () => {
     const sub = await sim().subscribe([{ type: 'workspace.focused' }, { type: 'tab.focused' }, { type: 'pane.focused' }, { type: 'tab.renamed' }])
-    await sub.next(() => false, 400).catch(() => undefined)
+    // Buffered history arrives before a marker made now (w1:t1 renamed to a label never used before).
+    await sim().request('tab.rename', { tab_id: 'w1:t1', label: 'history-drained' })
+    await sub.next((e) => e.event === 'tab_renamed' && e.data.label === 'history-drained')
     const from = sub.events.length
     await sim().request('tab.focus', { tab_id: 'w1:t2' })
     const names = await eventsAfter(sub, from, (n) => n.length >= 3)
@@ -107,14 +109,17 @@ describe('topology', () => {
     expect(pane.pane.label).toBe('logs')
     const renamed = await sim().request('tab.rename', { tab_id: 'w1:t2', label: 'build' })
     expect(renamed.tab.label).toBe('build')
-    const ev = await sub.next((e) => e.event === 'tab_renamed')
+    const ev = await sub.next((e) => e.event === 'tab_renamed' && e.data.tab_id === 'w1:t2')
     expect(ev.data).toEqual({ type: 'tab_renamed', tab_id: 'w1:t2', workspace_id: 'w1', label: 'build' })
     sub.close()
   }, T)
 
   it('closing the last pane of a tab emits pane_closed only; tab.close emits tab_closed only', async () => {
     const sub = await sim().subscribe([{ type: 'pane.closed' }, { type: 'tab.closed' }, { type: 'workspace.closed' }])
-    await sub.next(() => false, 400).catch(() => undefined)
+    // Buffered history arrives before a marker made now (a throwaway workspace closed).
+    const drain = await sim().request('workspace.create', { focus: false })
+    await sim().request('workspace.close', { workspace_id: drain.workspace.workspace_id })
+    await sub.next((e) => e.event === 'workspace_closed' && e.data.workspace_id === drain.workspace.workspace_id)
     const from = sub.events.length
     await sim().request('pane.close', { pane_id: 'w1:p3' })
     const closed = await sub.next((e) => e.event === 'pane_closed' && e.data.pane_id === 'w1:p3')
@@ -124,8 +129,12 @@ describe('topology', () => {
     const t3 = await sim().request('tab.create', { workspace_id: 'w1' })
     await sim().request('tab.close', { tab_id: t3.tab.tab_id })
     await sub.next((e) => e.event === 'tab_closed' && e.data.tab_id === t3.tab.tab_id)
-    await new Promise((r) => setTimeout(r, 400))
-    const names = sub.events.slice(from).map((e) => e.event)
+    // A marker closed after it: once the marker's event is in, anything the closes emitted is too.
+    const marker = await sim().request('workspace.create', { focus: false })
+    await sim().request('workspace.close', { workspace_id: marker.workspace.workspace_id })
+    const isMarker = (e: { event: string; data: any }) => e.event === 'workspace_closed' && e.data.workspace_id === marker.workspace.workspace_id
+    await sub.next(isMarker)
+    const names = sub.events.slice(from).filter((e) => !isMarker(e)).map((e) => e.event)
     expect(names.filter((n) => n === 'tab_closed')).toHaveLength(1)
     expect(names.filter((n) => n === 'pane_closed')).toHaveLength(1)
     expect(names).not.toContain('workspace_closed')

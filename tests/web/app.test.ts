@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path'
 import type { Page } from 'playwright-core'
 import { startStack, type Stack } from '../harness/stack.ts'
 import { ensureBuilt, launch, type Browser } from './browser.ts'
+import { until } from '../harness/wait.ts'
 
 let stack: Stack
 let browser: Browser
@@ -21,15 +22,6 @@ let shellPane: string
 // Screenshots go to docs/screenshots/ when WEB_SCREENSHOTS=1 (to refresh the README's), else to a temp dir.
 const SHOTS = process.env.WEB_SCREENSHOTS ? resolve(import.meta.dirname, '../../docs/screenshots') : mkdtempSync(join(tmpdir(), 'web-shots-'))
 
-async function until<T>(fn: () => Promise<T | undefined | false>, what: string, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const v = await fn()
-    if (v !== undefined && v !== false) return v as T
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
 
 async function screen(pane: string): Promise<string> {
   const r = await stack.sim.request('pane.read', { pane_id: pane, source: 'visible', format: 'text' })

@@ -2,11 +2,13 @@
 // (spec 1 §6.1/6.2, client-compat §4), the config check, which bridges get the token, the
 // notification deep link and the plain-pane rule.
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_TITLE, openHref, pushAction, pushData } from '../../plugins/web/app/src/lib/push-message.ts'
+import { APPROVE_ACTION, approveOutcome, bridgeForServer, DEFAULT_TITLE, openHref, pushAction, pushData } from '../../plugins/web/app/src/lib/push-message.ts'
+import { isVapidKey, keyBytes, sameKey } from '../../plugins/web/app/src/lib/push-keys.ts'
 import { bridgesToRegister, loadPushState, parsePushConfig, pruneSent, savePushState, PUSH_STORE } from '../../plugins/web/app/src/lib/push-state.ts'
 import { parseRoute } from '../../plugins/web/app/src/route.ts'
 import { isPlainPane } from '../../plugins/web/app/src/lib/inbox.ts'
-import { composeAlert, alertMessages, dismissMessage, DEFAULT_ANDROID_CHANNELS } from '../../plugins/push/compose.ts'
+import { composeAlert } from '../../plugins/push/compose.ts'
+import { alertMessages, dismissMessage, DEFAULT_ANDROID_CHANNELS } from '../../plugins/notify-fcm/messages.ts'
 
 // What FCM hands the worker as the push's JSON body: the message's data plus FCM's own keys.
 const envelope = (data: Record<string, string>, notification?: { title: string; body: string }) => ({ data, ...(notification ? { notification } : {}), from: '123456789012', fcmMessageId: 'm1', priority: 'high' })
@@ -136,5 +138,52 @@ describe('plain panes', () => {
     expect(isPlainPane({}, 'w1:p2')).toBe(false)
     // An agent entry wins even when the pane row lags behind.
     expect(isPlainPane({ ...snap, panes: [{ pane_id: 'w1:p1' }] }, 'w1:p1')).toBe(false)
+  })
+})
+
+describe('push worker: standard Web Push messages', () => {
+  const alert = { type: 'alert', tag: 'srv-1/w1:p2', title: 'desk · fix tests', body: 'Needs you', status: 'blocked', pane: 'w1:p2', agent: 'claude', server_id: 'srv-1', url: '/#/open/srv-1/w1%3Ap2' }
+
+  it('draws an alert with its tag and the pane link, and offers Approve only with a seq and a confirm label', () => {
+    expect(pushAction(alert, false)).toEqual({
+      do: 'show',
+      title: 'desk · fix tests',
+      options: { body: 'Needs you', tag: 'srv-1/w1:p2', data: { url: '#/open/srv-1/w1%3Ap2' }, requireInteraction: true, renotify: true },
+    })
+    // An absolute URL (a public bridge URL) still opens in the worker's own origin.
+    expect(pushAction({ ...alert, url: 'https://bridge.example/#/open/srv-1/w1%3Ap2' }, false)).toMatchObject({ options: { data: { url: '#/open/srv-1/w1%3Ap2' } } })
+    expect(pushAction({ ...alert, seq: 7, approve: 'Yes' }, false)).toMatchObject({
+      options: { actions: [{ action: APPROVE_ACTION, title: 'Yes' }], data: { url: '#/open/srv-1/w1%3Ap2', approve: { server_id: 'srv-1', pane: 'w1:p2', seq: 7 } } },
+    })
+    // No seq, or a done alert: no Approve.
+    expect(pushAction({ ...alert, approve: 'Yes' }, false)).not.toHaveProperty('options.actions')
+    expect(pushAction({ ...alert, status: 'done', seq: 7, approve: 'Yes' }, false)).not.toHaveProperty('options.actions')
+    expect(pushAction(alert, true)).toEqual({ do: 'ignore', why: 'the app is open' })
+  })
+
+  it('closes the tag on a dismissal, even with the app open', () => {
+    expect(pushAction({ type: 'dismiss', tag: 'srv-1/w1:p2', server_id: 'srv-1', pane: 'w1:p2' }, true)).toEqual({ do: 'close', tag: 'srv-1/w1:p2' })
+  })
+
+  it('routes Approve only to the bridge with that server id and says what happened', () => {
+    const list = [{ server_id: 'a', url: 'http://a' }, { server_id: 'b', url: 'http://b' }]
+    expect(bridgeForServer(list, 'b')?.url).toBe('http://b')
+    expect(bridgeForServer(list, 'c')).toBeUndefined()
+    expect(bridgeForServer(list, '')).toBeUndefined()
+    expect(approveOutcome({ applied: true })).toBe('Approved')
+    expect(approveOutcome({ applied: false, reason: 'stale seq: approve carried 7, agent now at 9' })).toBe('Not approved: stale seq: approve carried 7, agent now at 9')
+    expect(approveOutcome(null, 'the bridge is unreachable')).toBe('Not approved: the bridge is unreachable')
+  })
+
+  it('checks VAPID keys and compares a subscription key with them', () => {
+    const key = 'BEl62iUYgUivxIkv69yViEuiBIa-Ib9-SkvMeAtA3LFgDzkrxZJjSgSnfckjBJuBkr3qBUYIHBQFLXYp5Nksh8U'
+    expect(isVapidKey(key)).toBe(true)
+    expect(isVapidKey(key.slice(0, 40))).toBe(false)
+    expect(isVapidKey(42)).toBe(false)
+    const bytes = keyBytes(key)
+    expect(bytes.length).toBe(65)
+    expect(sameKey(bytes.buffer, key)).toBe(true)
+    expect(sameKey(new Uint8Array(65).buffer, key)).toBe(false)
+    expect(sameKey(null, key)).toBe(false)
   })
 })

@@ -6,6 +6,7 @@
 import { open } from 'node:fs/promises'
 import { scanLines } from '../../../lib/transcript/lines.ts'
 import { isObj } from '../../../lib/transcript/entry.ts'
+import { createCache } from '../../../lib/cache.ts'
 
 export interface DoneState {
   /** Last status each agent id was given by a notification, in file order. */
@@ -23,7 +24,7 @@ interface Cached extends DoneState {
 
 const MAX_LINE = 8 << 20
 const CACHE_MAX = 256
-const cache = new Map<string, Cached>()
+const cache = createCache<string, Cached>({ max: CACHE_MAX })
 
 const BLOCK = /<task-notification>([\s\S]*?)<\/task-notification>/g
 const TASK_ID = /<task-id>([^<\\]*)<\/task-id>/g
@@ -99,10 +100,7 @@ async function scanOnce(path: string): Promise<DoneState> {
   try {
     const st = await fh.stat()
     let c = cache.get(path)
-    if (!c || c.ino !== st.ino || st.size < c.offset) c = { ...emptyDoneState(), offset: 0, ino: st.ino }
-    cache.delete(path)
-    cache.set(path, c)
-    if (cache.size > CACHE_MAX) for (const k of [...cache.keys()].slice(0, CACHE_MAX / 2)) cache.delete(k)
+    if (!c || c.ino !== st.ino || st.size < c.offset) c = cache.set(path, { ...emptyDoneState(), offset: 0, ino: st.ino })
     if (st.size > c.offset) {
       const state = c
       c.offset = await scanLines(fh, c.offset, st.size, MAX_LINE, (text) => text !== null && observeLine(state, text))

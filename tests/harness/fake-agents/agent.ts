@@ -29,11 +29,20 @@ const sessionId = script.session_id ?? randomUUID()
 const workMs = script.work_ms ?? 300
 const turns: Turn[] = [...(script.turns ?? [])]
 
-// pi stores its session as a file path; claude by id under ~/.claude/projects.
+// pi stores its session as a file path; claude by id under ~/.claude/projects. Other kinds keep
+// theirs in a directory of their own, so no reader mistakes them for claude's.
+const home = process.env.HOME ?? os.homedir()
 const transcript =
-  kind === 'pi'
-    ? new Transcript(sessionId, cwd, path.join(process.env.HOME ?? os.homedir(), '.pi', 'agent', 'sessions', cwd.replace(/[/.]/g, '-'), `${sessionId}.jsonl`))
-    : new Transcript(sessionId, cwd)
+  kind === 'claude'
+    ? new Transcript(sessionId, cwd)
+    : kind === 'pi'
+      ? new Transcript(sessionId, cwd, path.join(home, '.pi', 'agent', 'sessions', cwd.replace(/[/.]/g, '-'), `${sessionId}.jsonl`))
+      : new Transcript(sessionId, cwd, path.join(home, `.${kind}`, 'sessions', `${sessionId}.jsonl`))
+
+/** What the agent calls itself in its banner and terminal title. */
+const PRODUCT: Record<string, string> = { claude: 'Claude Code', pi: 'pi', codex: 'Codex', opencode: 'OpenCode' }
+const product = PRODUCT[kind] ?? kind
+const title = script.title ?? product
 
 // --- screen state -----------------------------------------------------------------------
 
@@ -77,7 +86,7 @@ function clip(line: string, cols: number): string {
 function render(): void {
   const { cols, rows } = size()
   const bottom = panel(cols)
-  const top = [...banner(cwd), '']
+  const top = [...banner(cwd, product), '']
   const room = Math.max(0, rows - bottom.length)
   let body = [...top, ...conversation]
   if (body.length > room) body = body.slice(body.length - room)
@@ -100,7 +109,7 @@ let lastReported = ''
 function setScreen(next: Screen): void {
   screen = next
   // A braille spinner in the title while working, ✳ when waiting: what claude shows.
-  out(`\x1b]0;${screen.kind === 'working' ? '⠐' : '✳'} Claude Code\x07`)
+  out(`\x1b]0;${screen.kind === 'working' ? '⠐' : '✳'} ${title}\x07`)
   render()
   const state = agentState()
   if (state === lastReported) return
@@ -183,8 +192,8 @@ async function runTurn(turn: Turn): Promise<void> {
   setScreen({ kind: 'working' })
   await sleep(work)
   if (gen !== generation) return
-  if (turn.tool) {
-    if (!(await runTool(turn.tool, gen))) return
+  for (const tool of [...(turn.tool ? [turn.tool] : []), ...(turn.tools ?? [])]) {
+    if (!(await runTool(tool, gen))) return
     await sleep(work)
     if (gen !== generation) return
   }
@@ -196,6 +205,11 @@ async function runTurn(turn: Turn): Promise<void> {
   const reply = turn.reply ?? script.default_reply ?? 'OK.'
   transcript.assistantText(reply)
   conversation.push(`⏺ ${reply}`, '')
+  if (script.loop && (script.turns?.length ?? 0) > 0) {
+    // A long task: the next step starts at once, so the agent never goes idle.
+    if (!turns.length) turns.push(...(script.turns ?? []))
+    return void runTurn(turns.shift()!)
+  }
   setScreen({ kind: 'idle' })
 }
 
@@ -380,6 +394,11 @@ function main(): void {
       transcript.assistantText(m.text)
       conversation.push(`⏺ ${m.text}`, '')
     }
+  }
+  if (script.subagent) {
+    const sub = script.subagent
+    transcript.subagent(newToolId(), sub.agent_id, { agentType: sub.agent_type ?? 'general-purpose', description: sub.description, prompt: sub.prompt ?? sub.description })
+    conversation.push(`⏺ Task(${sub.description})`, '  ⎿  Running in the background…', '')
   }
   if (script.start === 'permission' || script.start === 'question') {
     // Report the session first so the agent is known before it blocks.

@@ -39,8 +39,10 @@ export function rule(cols: number): string {
   return '─'.repeat(Math.max(6, cols - 1))
 }
 
-export function banner(cwd: string): string[] {
-  return fill('banner', { cwd })
+export function banner(cwd: string, product = 'Claude Code'): string[] {
+  // The box keeps its width whatever the product's name.
+  const welcome = `✻ Welcome to ${product}!`
+  return fill('banner', { cwd, welcome: welcome.padEnd(49) })
 }
 
 export function idlePanel(cols: number, input: string, mode: PermissionMode): string[] {

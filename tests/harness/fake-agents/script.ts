@@ -25,6 +25,8 @@ export interface Turn {
   /** How long the agent "works" before its next step, in ms (default: script.work_ms). */
   work_ms?: number
   tool?: ToolStep
+  /** More tool calls after `tool`, one per work_ms, each with its result in the transcript. */
+  tools?: ToolStep[]
   question?: QuestionStep
   /** Final assistant text of the turn. */
   reply?: string
@@ -52,6 +54,19 @@ export interface AgentScript {
   work_ms?: number
   /** Initial permission mode: default, acceptEdits, plan, bypassPermissions. */
   mode?: PermissionMode
+  /** Terminal title shown after the status glyph (default: the kind's product name). */
+  title?: string
+  /** Keep working: when a turn ends the turns start over, so the transcript keeps growing. */
+  loop?: boolean
+  /** A background subagent spawned at launch (claude's subagents/ files beside the transcript). */
+  subagent?: SubagentStep
+}
+
+export interface SubagentStep {
+  agent_id: string
+  agent_type?: string
+  description: string
+  prompt?: string
 }
 
 export type PermissionMode = 'default' | 'acceptEdits' | 'plan' | 'bypassPermissions'

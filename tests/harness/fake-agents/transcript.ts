@@ -75,6 +75,20 @@ export class Transcript {
     this.assistant([{ type: 'tool_use', id, name, input }])
   }
 
+  /**
+   * A background subagent as claude lays it out: a Task tool_use in this transcript and
+   * `<session>/subagents/agent-<id>.jsonl` + `.meta.json` beside it. It stays running (no
+   * completion notification is written).
+   */
+  subagent(toolUseId: string, agentId: string, meta: { agentType: string; description: string; prompt: string }): void {
+    this.toolUse(toolUseId, 'Task', { description: meta.description, subagent_type: meta.agentType, prompt: meta.prompt, run_in_background: true })
+    const dir = path.join(this.file.replace(/\.jsonl$/, ''), 'subagents')
+    fs.mkdirSync(dir, { recursive: true })
+    fs.writeFileSync(path.join(dir, `agent-${agentId}.meta.json`), JSON.stringify({ toolUseId, agentType: meta.agentType, description: meta.description, spawnDepth: 1 }))
+    const line = { parentUuid: null, isSidechain: true, agentId, cwd: this.cwd, sessionId: this.sessionId, type: 'user', message: { role: 'user', content: meta.prompt }, uuid: `${agentId}-1`, timestamp: new Date().toISOString() }
+    fs.appendFileSync(path.join(dir, `agent-${agentId}.jsonl`), `${JSON.stringify(line)}\n`)
+  }
+
   toolResult(toolUseId: string, output: string, isError: boolean): void {
     this.append(
       'user',

@@ -2,7 +2,7 @@
 //
 //   node --import tsx tests/harness/herdr-sim/main.ts --config-dir DIR \
 //        [--session default --session work ...] [--test-mode] [--stdin-control] \
-//        [--cwd DIR] [--size 120x40] [--shim-dir DIR] [--initial-workspace]
+//        [--cwd DIR] [--size 120x40] [--shim-dir DIR] [--initial-workspace] [--agent-kinds claude,pi]
 //
 // Listens on DIR/herdr.sock (session "default") and DIR/sessions/<name>/herdr.sock, then prints
 // one line `ready {json}`. With --stdin-control it also reads JSON commands on stdin
@@ -28,6 +28,8 @@ interface Args {
   size: { width: number; height: number }
   shimDir?: string
   initialWorkspace: boolean
+  /** Kinds that get a fake-agent shim (claude and pi unless --agent-kinds says otherwise). */
+  agentKinds: string[]
 }
 
 function parseArgs(argv: string[]): Args {
@@ -39,6 +41,7 @@ function parseArgs(argv: string[]): Args {
     cwd: process.env.HOME ?? os.homedir(),
     size: { width: 120, height: 40 },
     initialWorkspace: false,
+    agentKinds: ['claude', 'pi'],
   }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
@@ -54,6 +57,7 @@ function parseArgs(argv: string[]): Args {
     else if (a === '--cwd') out.cwd = path.resolve(value())
     else if (a === '--shim-dir') out.shimDir = path.resolve(value())
     else if (a === '--initial-workspace') out.initialWorkspace = true
+    else if (a === '--agent-kinds') out.agentKinds = value().split(',').filter((k) => /^[a-z][a-z0-9-]*$/.test(k))
     else if (a === '--size') {
       const m = /^([0-9]+)x([0-9]+)$/.exec(value())
       if (!m) throw new Error('--size wants COLSxROWS')
@@ -71,12 +75,12 @@ export function socketPathFor(configDir: string, session: string): string {
   return session === 'default' ? path.join(configDir, 'herdr.sock') : path.join(configDir, 'sessions', session, 'herdr.sock')
 }
 
-/** Writes the `claude`/`pi` shims (which run the fake agent) and a `herdr` link to the fake CLI. */
-function writeShims(shimDir: string): void {
+/** Writes the agent shims (which run the fake agent) and a `herdr` link to the fake CLI. */
+function writeShims(shimDir: string, kinds: string[]): void {
   fs.mkdirSync(shimDir, { recursive: true })
   const tsx = import.meta.resolve('tsx')
   const agent = path.join(harnessDir, 'fake-agents', 'agent.ts')
-  for (const kind of ['claude', 'pi']) {
+  for (const kind of kinds) {
     const file = path.join(shimDir, kind)
     fs.writeFileSync(file, `#!/bin/sh\nexec "${process.execPath}" --import "${tsx}" "${agent}" --kind ${kind} "$@"\n`, { mode: 0o755 })
   }
@@ -88,7 +92,7 @@ function writeShims(shimDir: string): void {
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2))
   const shimDir = args.shimDir ?? path.join(args.configDir, 'sim-bin')
-  writeShims(shimDir)
+  writeShims(shimDir, args.agentKinds)
   const sessions = new Map<string, SimSession>()
   for (const name of args.sessions) {
     const socketPath = socketPathFor(args.configDir, name)

@@ -45,6 +45,8 @@ self.addEventListener('fetch', (event) => {
 })
 
 self.addEventListener('notificationclick', (event) => {
+  // Approve is the push worker's (firebase-messaging-sw.js): no window for it.
+  if (event.action === 'approve') return
   event.notification.close()
   const target = '/' + ((event.notification.data && event.notification.data.url) || '#/')
   event.waitUntil(

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useReducer, useState } from 'preact/hooks'
+import { useEffect, useReducer, useState } from 'preact/hooks'
 import { html, toast, currentToasts, onToasts, errText } from './ui.ts'
 import { Api } from './lib/api.ts'
 import { loadBridges, saveBridges, upsertBridge, type SavedBridge } from './lib/bridges.ts'
@@ -8,8 +8,9 @@ import { agentHref, parseRoute } from './route.ts'
 import { PairView } from './views/pair.ts'
 import { InboxView } from './views/inbox.ts'
 import { AgentView } from './views/agent.ts'
-import { enablePush, pushConfig, pushOn, pushSupported, syncPush, type SyncResult } from './push.ts'
+import { enablePush, enableWebPush, homeBridge, pushConfig, pushOn, pushSupported, syncPush, syncWebPush, webPushKey, type SyncResult } from './push.ts'
 import type { PushConfig } from './lib/push-state.ts'
+import { alertRoute } from './lib/alerts.ts'
 
 const feeds = new Map<string, FeedClient>()
 
@@ -72,6 +73,18 @@ export function App() {
     navigator.serviceWorker.addEventListener('message', onMessage)
     return () => navigator.serviceWorker.removeEventListener('message', onMessage)
   }, [push, bridges])
+  // Standard Web Push when the bridge offers a key and no Firebase config was set up.
+  const home = homeBridge(bridges)
+  const [vapid, setVapid] = useState<string | null>(null)
+  useEffect(() => void (pushSupported() && home ? webPushKey(home).then(setVapid) : setVapid(null)), [home?.url, home?.bearer])
+  useEffect(() => {
+    if (push || !vapid || !bridges.length || !pushOn()) return
+    const sync = () => void syncWebPush(vapid, bridges).then(reportPush, (err) => toast(`Alerts: ${errText(err)}`, 'error'))
+    sync()
+    const onMessage = (ev: MessageEvent) => ev.data?.type === 'push-subscription-change' && sync()
+    navigator.serviceWorker.addEventListener('message', onMessage)
+    return () => navigator.serviceWorker.removeEventListener('message', onMessage)
+  }, [push, vapid, bridges])
 
   const update = (list: SavedBridge[]) => {
     saveBridges(list)
@@ -80,7 +93,8 @@ export function App() {
 
   let body
   if (route.view === 'pair' || bridges.length === 0) {
-    body = html`<${PairView} initial=${route.view === 'pair' ? route : {}} hasBridges=${bridges.length > 0}
+    // Keyed by the link's code, so opening a pairing link fills the form even when it is already shown.
+    body = html`<${PairView} key=${route.view === 'pair' ? `${route.url ?? ''} ${route.code ?? ''}` : ''} initial=${route.view === 'pair' ? route : {}} hasBridges=${bridges.length > 0}
       onPaired=${(b: Omit<SavedBridge, 'key'>) => {
         update(upsertBridge(bridges, b))
         location.hash = '#/'
@@ -103,7 +117,7 @@ export function App() {
     <header class="top">
       <a class="brand" href="#/">herdr</a>
       <nav class="row" aria-label="App">
-        ${push && bridges.length ? html`<${PushButton} config=${push} bridges=${bridges} />` : html`<${NotifyButton} />`}
+        ${bridges.length ? alertsControl(alertRoute({ pushConfig: push, webPushKey: vapid }), bridges) : ''}
         <a class="button ghost small" href="#/pair">Add bridge</a>
       </nav>
     </header>
@@ -144,6 +158,30 @@ function PushButton({ config, bridges }: { config: PushConfig; bridges: SavedBri
     title="Get a notification on this device when an agent is blocked or done, even with this page closed">${busy ? 'Enabling push…' : on ? 'Push on' : 'Enable push'}</button>`
 }
 
+/** "Enable alerts" with standard Web Push: permission, the push worker, a subscription, then /webpush/subscribe. */
+function WebPushButton({ vapid, bridges }: { vapid: string; bridges: SavedBridge[] }) {
+  const [perm, setPerm] = useState(Notification.permission)
+  const [on, setOn] = useState(pushOn)
+  const [busy, setBusy] = useState(false)
+  if (perm === 'denied') return null
+  async function enable() {
+    setBusy(true)
+    try {
+      const r = await enableWebPush(vapid, bridges)
+      setOn(true)
+      reportPush(r)
+      if (!r.failed.length) toast('Alerts are on for this browser')
+    } catch (err) {
+      toast(`Alerts not enabled: ${errText(err)}`, 'error')
+    } finally {
+      setPerm(Notification.permission)
+      setBusy(false)
+    }
+  }
+  return html`<button class="ghost small alerts-toggle" disabled=${busy || on} onClick=${enable}
+    title="Get a notification on this device when an agent is blocked or done, even with this page closed">${busy ? 'Enabling alerts…' : on ? 'Alerts on' : 'Enable alerts'}</button>`
+}
+
 /** `#/open/<server_id>/<pane>` from a push notification: the bridge whose server_id matches, never another. */
 function OpenFromNotification({ bridges, server, pane }: { bridges: SavedBridge[]; server: string; pane: string }) {
   const b = server ? bridges.find((x) => x.server_id === server) : bridges[0]
@@ -154,11 +192,9 @@ function OpenFromNotification({ bridges, server, pane }: { bridges: SavedBridge[
   return html`<main class="pane"><p>This notification came from a bridge this browser is not paired with. <a href="#/">Back to the inbox</a></p></main>`
 }
 
-function NotifyButton() {
-  const supported = 'Notification' in window
-  const [perm, setPerm] = useState(supported ? Notification.permission : 'denied')
-  const label = useMemo(() => (perm === 'granted' ? 'Alerts on' : 'Enable alerts'), [perm])
-  if (!supported || perm === 'denied') return null
-  return html`<button class="ghost small" disabled=${perm === 'granted'} onClick=${async () => setPerm(await Notification.requestPermission())}
-    title="Show a system notification when an agent is blocked or done while this page is in the background">${label}</button>`
+/** The alerts control for the way alerts can be delivered; none when they cannot be. */
+function alertsControl(route: ReturnType<typeof alertRoute<PushConfig>>, bridges: SavedBridge[]) {
+  if (route?.via === 'fcm') return html`<${PushButton} config=${route.config} bridges=${bridges} />`
+  if (route?.via === 'webpush') return html`<${WebPushButton} vapid=${route.key} bridges=${bridges} />`
+  return ''
 }

@@ -2,7 +2,12 @@ import { Api } from './lib/api.ts'
 import { backoff, feedFrame, SILENCE_MS, type FeedState } from './lib/feed.ts'
 import { unwrapSnapshot, type Snapshot } from './lib/inbox.ts'
 
-export type FeedStatus = 'connecting' | 'live' | 'offline' | 'unpaired'
+/**
+ * What the user can act on: `offline` (the bridge does not answer: is it running, is the address
+ * reachable from here), `unpaired` (it refused this device's token: pair again), `no-herdr` (the
+ * bridge answers but reaches no herdr session; `error` carries the bridge's own reason).
+ */
+export type FeedStatus = 'connecting' | 'live' | 'offline' | 'unpaired' | 'no-herdr'
 
 /**
  * One bridge's /events connection: seeds from the snapshot frame, re-reads GET /snapshot
@@ -65,29 +70,48 @@ export class FeedClient {
         this.scheduleRefetch()
       } else if (act.do === 'reconnect') this.reconnect(0)
     }
+    let failed = false
     ws.onclose = (ev) => {
       if (this.ws !== ws) return
       this.ws = null
-      if (ev.code === 1008 || ev.code === 4401) this.setUnpaired()
-      else this.reconnect(backoff(this.attempt++))
+      if (ev.code === 1008 || ev.code === 4401) return this.setUnpaired()
+      // Closed before any snapshot (herdr down: 1011), or dropped while live: find out why.
+      if (!failed && (this.status !== 'live' || ev.code === 1011)) void this.diagnose()
+      this.reconnect(backoff(this.attempt++))
     }
     ws.onerror = () => {
-      // The close that follows decides; a 401 before the upgrade shows up only as an error.
-      if (this.ws === ws && this.status !== 'live') void this.checkAuth()
+      // The close that follows reconnects; a 401 before the upgrade shows up only as an error.
+      if (this.ws === ws && this.status !== 'live') {
+        failed = true
+        void this.diagnose()
+      }
     }
   }
 
-  private async checkAuth(): Promise<void> {
+  /** Why there is no feed: the bridge unreachable, the token refused, or herdr not reachable. */
+  private async diagnose(): Promise<void> {
+    if (this.closed) return
+    const set = (status: FeedStatus, error: string) => {
+      if (this.closed || this.status === 'live') return
+      this.status = status
+      this.error = error
+      this.emit()
+    }
     try {
       await this.api.get('/info')
     } catch (err: any) {
-      if (err?.status === 401) this.setUnpaired()
-      else {
-        this.error = err?.message ?? String(err)
-        this.status = 'offline'
-        this.emit()
-      }
+      if (err?.status === 401) return this.setUnpaired()
+      return set('offline', err?.status === 0 ? `cannot reach ${this.api.bridge.url}: is the bridge running, and is this address reachable from this device?` : (err?.message ?? String(err)))
     }
+    const ready = await this.api.readiness()
+    if (!ready.ok) set('no-herdr', `the bridge is up but reaches no herdr session: ${ready.reason}`)
+  }
+
+  /** Tries again now (the Retry button) instead of waiting out the backoff. */
+  retryNow(): void {
+    if (this.closed) return
+    this.attempt = 0
+    this.reconnect(0)
   }
 
   private setUnpaired(): void {

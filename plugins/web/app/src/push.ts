@@ -1,11 +1,16 @@
 import { Api } from './lib/api.ts'
 import type { SavedBridge } from './lib/bridges.ts'
-import { bridgesToRegister, deviceKey, loadPushState, parsePushConfig, pruneSent, savePushState, type PushConfig } from './lib/push-state.ts'
+import { bridgesToRegister, deviceKey, loadPushState, parsePushConfig, pruneSent, savePushState, WEBPUSH_STORE, type PushConfig } from './lib/push-state.ts'
+import { isVapidKey, keyBytes, sameKey } from './lib/push-keys.ts'
+import { saveWorkerBridges } from './lib/push-bridges.ts'
 
 /**
- * Web push in the page: the config from this page's own bridge (`GET /push-config`), the push
- * service worker, the FCM token (lib/fcm.ts, loaded on demand) and `POST /register-token` to
- * every paired bridge. Nothing here runs unless the bridge serves a config.
+ * Background alerts in the page, two ways:
+ *  - standard Web Push (the default, no Firebase): the bridge's VAPID key (`GET /webpush/key`),
+ *    a Push API subscription in the push worker, `POST /webpush/subscribe` to each paired bridge
+ *    using that key;
+ *  - FCM, when the bridge serves a Firebase web config (`GET /push-config`): the FCM token
+ *    (lib/fcm.ts, loaded on demand) and `POST /register-token` to every paired bridge.
  */
 
 export const PUSH_SW = '/firebase-messaging-sw.js'
@@ -27,7 +32,20 @@ export function pushConfig(): Promise<PushConfig | null> {
 }
 
 /** Whether the person turned push on here (and has not revoked the permission since). */
-export const pushOn = (): boolean => pushSupported() && Notification.permission === 'granted' && loadPushState().on
+export const pushOn = (): boolean => pushSupported() && Notification.permission === 'granted' && (loadPushState().on || loadPushState(localStorage, WEBPUSH_STORE).on)
+
+/** The bridge that served this page when it is paired, else the first paired one: its key is the one to subscribe with. */
+export const homeBridge = (bridges: SavedBridge[]): SavedBridge | undefined => bridges.find((b) => new URL(b.url).origin === location.origin) ?? bridges[0]
+
+/** The bridge's VAPID public key, or null when it does not offer Web Push (older bridge, plugin off). */
+export async function webPushKey(b: SavedBridge): Promise<string | null> {
+  try {
+    const r = await new Api(b).request<{ public_key?: unknown }>('/webpush/key', { timeoutMs: 5000 })
+    return isVapidKey(r?.public_key) ? r.public_key : null
+  } catch {
+    return null
+  }
+}
 
 /** Resolves when `reg` runs the push worker (it replaces /sw.js in the same scope). */
 function pushWorkerActive(reg: ServiceWorkerRegistration): Promise<void> {
@@ -75,6 +93,7 @@ export async function syncPush(config: PushConfig, bridges: SavedBridge[]): Prom
     }
   }
   savePushState({ ...state, on: true })
+  await saveWorkerBridges(bridges).catch(() => {})
   return result
 }
 
@@ -83,4 +102,43 @@ export async function enablePush(config: PushConfig, bridges: SavedBridge[]): Pr
   const perm = await Notification.requestPermission()
   if (perm !== 'granted') throw new Error(perm === 'denied' ? 'notifications are blocked for this site' : 'notifications were not allowed')
   return syncPush(config, bridges)
+}
+
+/**
+ * Standard Web Push: one Push API subscription bound to the home bridge's key, sent to every
+ * paired bridge that uses the same key (a bridge with another key needs its own web app).
+ */
+export async function syncWebPush(key: string, bridges: SavedBridge[]): Promise<SyncResult> {
+  const reg = await navigator.serviceWorker.register(PUSH_SW, { scope: '/' })
+  await pushWorkerActive(reg)
+  let sub = await reg.pushManager.getSubscription()
+  if (sub && !sameKey(sub.options.applicationServerKey, key)) {
+    await sub.unsubscribe().catch(() => {})
+    sub = null
+  }
+  sub ??= await withTimeout(reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(key) }), TOKEN_TIMEOUT_MS, 'subscribing to push')
+  const json = sub.toJSON()
+  const endpoint = json.endpoint ?? sub.endpoint
+  let state = pruneSent(loadPushState(localStorage, WEBPUSH_STORE), bridges)
+  const result: SyncResult = { token: endpoint, registered: [], failed: [] }
+  for (const b of bridgesToRegister(state, bridges, endpoint)) {
+    try {
+      if ((await webPushKey(b)) !== key) continue
+      await new Api(b).post('/webpush/subscribe', { endpoint, keys: json.keys, expirationTime: json.expirationTime ?? null })
+      state = { ...state, sent: { ...state.sent, [deviceKey(b)]: endpoint } }
+      result.registered.push(b.key)
+    } catch (err) {
+      result.failed.push({ bridge: b.name || b.url, error: err instanceof Error ? err.message : String(err) })
+    }
+  }
+  savePushState({ ...state, on: true }, localStorage, WEBPUSH_STORE)
+  await saveWorkerBridges(bridges).catch(() => {})
+  return result
+}
+
+/** The "Enable alerts" click with Web Push: permission first (it must follow the gesture), then the subscription. */
+export async function enableWebPush(key: string, bridges: SavedBridge[]): Promise<SyncResult> {
+  const perm = await Notification.requestPermission()
+  if (perm !== 'granted') throw new Error(perm === 'denied' ? 'notifications are blocked for this site' : 'notifications were not allowed')
+  return syncWebPush(key, bridges)
 }

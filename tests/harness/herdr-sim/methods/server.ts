@@ -4,7 +4,8 @@ import { hasAgent } from '../info.ts'
 import { ok, type MethodTable } from './types.ts'
 
 export const VERSION = '0.8.0'
-export const PROTOCOL = 20
+// HERDR_SIM_PROTOCOL plays an older herdr (tests of the bridge's protocol warning).
+export const PROTOCOL = Number(process.env.HERDR_SIM_PROTOCOL) || 20
 
 // Agents herdr ships bundled screen-detection manifests for. `server.agent_manifests` lists them;
 // the bridge treats a listed kind as "state reporting".

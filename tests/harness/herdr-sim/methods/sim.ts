@@ -98,7 +98,7 @@ export const simMethods: MethodTable = {
    */
   'sim.create_agent_pane': async (p, { s }) => {
     const kind: string = p.kind ?? 'claude'
-    need(kind === 'claude' || kind === 'pi', 'kind must be claude or pi')
+    need(['claude', 'pi', 'codex', 'opencode'].includes(kind), 'kind must be claude, pi, codex or opencode')
     const cwd: string | undefined = p.cwd ?? undefined
     if (cwd) fs.mkdirSync(cwd, { recursive: true })
     let pane

@@ -39,6 +39,17 @@ export class Api {
     return (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(raw) : (raw as T)
   }
 
+  /** GET /readyz (no auth): whether the bridge reaches herdr, and its one-line reason if not. */
+  async readiness(): Promise<{ ok: boolean; reason: string }> {
+    try {
+      const res = await fetch(this.bridge.url + '/readyz', { cache: 'no-store', signal: AbortSignal.timeout(10_000) })
+      const body = await res.json().catch(() => ({}))
+      return { ok: res.ok, reason: typeof body?.reason === 'string' && body.reason ? body.reason : `GET /readyz answered ${res.status}` }
+    } catch {
+      return { ok: false, reason: `${this.bridge.name || this.bridge.url} is unreachable` }
+    }
+  }
+
   get = <T = any>(path: string) => this.request<T>(path)
   post = <T = any>(path: string, json: unknown) => this.request<T>(path, { method: 'POST', json })
 

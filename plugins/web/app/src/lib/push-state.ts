@@ -38,10 +38,12 @@ export interface PushState {
 }
 
 export const PUSH_STORE = 'herdr-bridge.push.v1'
+/** The same state for standard Web Push (`sent` then holds subscription endpoints). */
+export const WEBPUSH_STORE = 'herdr-bridge.webpush.v1'
 
-export function loadPushState(storage: Pick<Storage, 'getItem'> = localStorage): PushState {
+export function loadPushState(storage: Pick<Storage, 'getItem'> = localStorage, key = PUSH_STORE): PushState {
   try {
-    const raw = JSON.parse(storage.getItem(PUSH_STORE) ?? '{}')
+    const raw = JSON.parse(storage.getItem(key) ?? '{}')
     const sent = raw?.sent && typeof raw.sent === 'object' ? Object.fromEntries(Object.entries(raw.sent).filter(([, v]) => typeof v === 'string')) : {}
     return { on: raw?.on === true, sent: sent as Record<string, string> }
   } catch {
@@ -49,8 +51,8 @@ export function loadPushState(storage: Pick<Storage, 'getItem'> = localStorage):
   }
 }
 
-export function savePushState(s: PushState, storage: Pick<Storage, 'setItem'> = localStorage): void {
-  storage.setItem(PUSH_STORE, JSON.stringify(s))
+export function savePushState(s: PushState, storage: Pick<Storage, 'setItem'> = localStorage, key = PUSH_STORE): void {
+  storage.setItem(key, JSON.stringify(s))
 }
 
 export const deviceKey = (b: Pick<SavedBridge, 'key' | 'device_id'>) => `${b.key}/${b.device_id ?? ''}`

@@ -1,13 +1,15 @@
 /**
- * The web push service worker, served at /firebase-messaging-sw.js (scope `/`) and built by
- * build.mjs as one classic script. It replaces /sw.js in the page's registration once push is
- * enabled, so it first pulls in /sw.js (offline shell, notification clicks) and adds pushes.
+ * The push service worker, served at /firebase-messaging-sw.js (scope `/`) and built by
+ * build.mjs as one classic script. It replaces /sw.js in the page's registration once alerts
+ * are enabled, so it first pulls in /sw.js (offline shell, notification clicks) and adds pushes:
+ * standard Web Push from the bridge's webpush channel, or FCM's, whichever the page set up.
  *
  * Pushes are read here rather than through the Firebase service-worker SDK: that SDK draws
  * every message's `notification` block itself, which would show the `render: 'os'` copy of each
  * alert next to ours. The page's getToken only needs this registration's PushManager.
  */
-import { pushAction } from '../lib/push-message.ts'
+import { APPROVE_ACTION, approveOutcome, bridgeForServer, pushAction, type ApproveData } from '../lib/push-message.ts'
+import { loadWorkerBridges } from '../lib/push-bridges.ts'
 
 // The repo's tsconfig has the DOM lib, not the webworker one (they conflict): typed loosely.
 declare const self: any
@@ -32,6 +34,34 @@ async function onPush(event: any): Promise<void> {
 }
 
 self.addEventListener('push', (event: any) => event.waitUntil(onPush(event)))
+
+/** Approve from the notification: `/approve` with the seq the alert carried; the bridge refuses a stale one. */
+async function approve(a: ApproveData, tag: string): Promise<void> {
+  const b = bridgeForServer(await loadWorkerBridges(), a.server_id)
+  let text: string
+  if (!b) text = approveOutcome(null, 'this browser is not paired with that bridge')
+  else {
+    try {
+      const res = await fetch(`${b.url}/approve`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${b.bearer}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ agent: a.pane, seq: a.seq }),
+      })
+      text = res.ok ? approveOutcome(await res.json()) : approveOutcome(null, `HTTP ${res.status}`)
+    } catch {
+      text = approveOutcome(null, 'the bridge is unreachable')
+    }
+  }
+  // Shown briefly in place of the alert, so a refusal (stale seq) is not silent.
+  await self.registration.showNotification(text, { tag, renotify: false, silent: true })
+}
+
+self.addEventListener('notificationclick', (event: any) => {
+  const a = event.notification?.data?.approve as ApproveData | undefined
+  if (event.action !== APPROVE_ACTION || !a) return
+  event.notification.close()
+  event.waitUntil(approve(a, event.notification.tag))
+})
 
 // The browser replaced the push subscription: open pages fetch a new token and re-register it.
 self.addEventListener('pushsubscriptionchange', (event: any) => {

@@ -8,6 +8,7 @@ import { completions, commandText, slashQuery, type Command } from '../lib/comma
 import { TerminalView } from './terminal.ts'
 import { TranscriptView } from './transcript.ts'
 import { DiffView } from './diff.ts'
+import { MuteToggle } from './mute.ts'
 
 interface Props {
   api: Api
@@ -29,17 +30,22 @@ const TABS: Array<[Tab, string]> = [
 export function AgentView({ api, bridgeKey, pane, tab: asked, agent, plain }: Props) {
   const tabs = plain ? TABS.filter(([t]) => t === 'terminal') : TABS
   const tab = plain ? 'terminal' : asked
+  // The badge shows the newest status seen, from the snapshot or the card, so it never
+  // contradicts the card drawn under it (the snapshot can lag an approve by a moment).
+  const [status, setStatus] = useState(agent?.agent_status)
+  useEffect(() => setStatus(agent?.agent_status), [agent?.agent_status, agent?.state_change_seq])
   return html`
     <main class="agent-view">
       <header class="agent-head">
         <a class="button ghost" href="#/" aria-label="Back to the inbox">←</a>
         <h1 class="agent-name">${agent ? agentTitle(agent) : pane}</h1>
-        ${agent && badge(agent.agent_status)}
+        ${agent && badge(status ?? agent.agent_status)}
+        ${!plain && html`<${MuteToggle} api=${api} pane=${pane} />`}
       </header>
       <nav class="tabs" aria-label="Agent views">
         ${tabs.map(([t, label]) => html`<a href=${agentHref(bridgeKey, pane, t)} class=${t === tab ? 'tab active' : 'tab'} aria-current=${t === tab ? 'page' : undefined}>${label}</a>`)}
       </nav>
-      ${tab === 'card' && html`<${CardView} api=${api} pane=${pane} agent=${agent} bridgeKey=${bridgeKey} />`}
+      ${tab === 'card' && html`<${CardView} api=${api} pane=${pane} agent=${agent} bridgeKey=${bridgeKey} onStatus=${setStatus} />`}
       ${tab === 'terminal' && html`<${TerminalView} api=${api} pane=${pane} />`}
       ${tab === 'transcript' && html`<${TranscriptView} api=${api} pane=${pane} /><${ReplyBox} api=${api} pane=${pane} />`}
       ${tab === 'diff' && html`<${DiffView} api=${api} pane=${pane} />`}
@@ -56,19 +62,30 @@ interface Option {
 }
 
 /** The parsed state card, polled every 1.5 s while shown and at once on a status change. */
-function CardView({ api, pane, agent, bridgeKey }: { api: Api; pane: string; agent?: Agent; bridgeKey: string }) {
+/**
+ * The status the card itself shows. Its screen is read fresher than herdr's status report, so a
+ * question on screen is "blocked", and a just-answered one no longer is (the agent moves on).
+ */
+export function cardStatus(c: { agent_status: string; blocked?: unknown }): string {
+  if (c.blocked) return 'blocked'
+  return c.agent_status === 'blocked' ? 'working' : c.agent_status
+}
+
+function CardView({ api, pane, agent, bridgeKey, onStatus }: { api: Api; pane: string; agent?: Agent; bridgeKey: string; onStatus?: (s: string) => void }) {
   const [card, setCard] = useState<any>(null)
   const [error, setError] = useState('')
   const [busy, setBusy] = useState(false)
   const [draft, setDraft] = useState<string | undefined>(undefined)
   const load = useCallback(async () => {
     try {
-      setCard(await api.get(`/agent-state?pane=${encodeURIComponent(pane)}`))
+      const c = await api.get(`/agent-state?pane=${encodeURIComponent(pane)}`)
+      setCard(c)
+      if (typeof c?.agent_status === 'string') onStatus?.(cardStatus(c))
       setError('')
     } catch (err) {
       setError(errText(err))
     }
-  }, [api, pane])
+  }, [api, pane, onStatus])
   useEffect(() => {
     void load()
     const t = setInterval(load, 1500)

@@ -24,6 +24,20 @@ export function InboxView({ bridges, feeds, onRemove }: Props) {
     </main>`
 }
 
+const STATUS_LABEL: Record<string, string> = { live: 'live', connecting: 'connecting…', offline: 'unreachable', unpaired: 'not paired', 'no-herdr': 'no herdr' }
+
+/** Why a bridge shows nothing, and what to do about it. */
+function FeedState({ feed, status }: { feed?: FeedClient; status: string }) {
+  if (!feed || status === 'live') return null
+  if (status === 'connecting') return html`<p class="muted state" data-state="connecting">Connecting to the bridge…</p>`
+  const retry = html`<button class="small" onClick=${() => feed.retryNow()}>Retry now</button>`
+  if (status === 'unpaired')
+    return html`<div class="state error" role="alert" data-state="unpaired"><p>The bridge refused this device's token: it was revoked, or the bridge's data was reset.</p><a class="button small primary" href="#/pair">Pair again</a></div>`
+  if (status === 'no-herdr')
+    return html`<div class="state warn" role="alert" data-state="no-herdr"><p>${feed.error}</p><p class="muted small">Retrying by itself.</p>${retry}</div>`
+  return html`<div class="state error" role="alert" data-state="offline"><p>${feed.error || 'The bridge does not answer.'}</p><p class="muted small">Retrying by itself.</p>${retry}</div>`
+}
+
 function BridgeColumn({ bridge, feed, now, onRemove }: { bridge: SavedBridge; feed?: FeedClient; now: number; onRemove: (k: string) => void }) {
   const snap = feed?.snapshot ?? {}
   const agents = snap.agents ?? []
@@ -33,11 +47,11 @@ function BridgeColumn({ bridge, feed, now, onRemove }: { bridge: SavedBridge; fe
     <section class="bridge" aria-labelledby=${`bt-${bridge.key}`} data-bridge=${bridge.key}>
       <header class="bridge-head">
         <h2 id=${`bt-${bridge.key}`}>${bridge.name || bridge.url}</h2>
-        <span class=${`conn conn-${status}`} role="status">${status === 'live' ? 'live' : status}</span>
+        <span class=${`conn conn-${status}`} role="status">${STATUS_LABEL[status] ?? status}</span>
         <button class="ghost small" onClick=${() => confirm(`Forget ${bridge.name || bridge.url} on this device?`) && onRemove(bridge.key)} aria-label=${`Forget ${bridge.name || bridge.url}`}>Forget</button>
       </header>
-      ${feed?.error && html`<p class="error" role="alert">${feed.error}${status === 'unpaired' ? html` · <a href="#/pair">Pair again</a>` : ''}</p>`}
-      ${status === 'live' && agents.length === 0 && html`<p class="muted empty">No agents running.</p>`}
+      <${FeedState} feed=${feed} status=${status} />
+      ${status === 'live' && agents.length === 0 && html`<div class="empty"><p><strong>No agents running.</strong></p><p class="muted">Start one in herdr (for example <code>herdr agent start</code>, or run <code>claude</code> in a pane) and it shows up here.</p></div>`}
       ${groups.map(
         (g) => html`
           <div class="group" role="group" aria-label=${g.label}>

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { html } from '../ui.ts'
 import type { Api } from '../lib/api.ts'
+import { fitFont, MIN_FONT, paneSize, type Size } from '../lib/pane-size.ts'
 
 /** Bytes for the key bar (spec 3 §2.3: Esc 0x1b, Ctrl+C 0x03, arrows as CSI sequences). */
 export const KEYS: Array<[string, string, string]> = [
@@ -17,8 +18,11 @@ export const KEYS: Array<[string, string, string]> = [
 const enc = new TextEncoder()
 
 /**
- * xterm.js over WS /attach. Watching (mode=observe) is the default and cannot type; "Take
- * control" reconnects with mode=control, and if the desk holds the pane, offers takeover=1.
+ * xterm.js over WS /attach. Watching (mode=observe) is the default and cannot type: it renders
+ * the pane at the desk's own size (herdr never resizes a pane for an observer) with the font
+ * scaled to fit, and the box scrolls when even the smallest legible font is too big. "Take
+ * control" reconnects with mode=control: the terminal then fits the viewport (xterm's fit
+ * addon) and the pane is resized to it; if the desk holds the pane, it offers takeover=1.
  */
 export function TerminalView({ api, pane }: { api: Api; pane: string }) {
   const host = useRef<HTMLDivElement>(null)
@@ -31,26 +35,70 @@ export function TerminalView({ api, pane }: { api: Api; pane: string }) {
   useEffect(() => {
     let cleanup: (() => void) | undefined
     let gone = false
-    void import('./xterm.ts').then((x) => {
-      if (!gone) cleanup = start(x)
-    })
+    void (async () => {
+      const x = await import('./xterm.ts')
+      const [size] = await Promise.all([mode === 'observe' ? paneSize(api, pane) : null, x.fontsReady()])
+      if (!gone) cleanup = start(x, size)
+    })()
     return () => {
       gone = true
       cleanup?.()
     }
   }, [api, pane, mode, takeover, gen])
 
-  function start({ Terminal, FitAddon }: typeof import('./xterm.ts')): () => void {
-    const term = new Terminal({ fontSize: 13, scrollback: 5000, cursorBlink: mode === 'control', disableStdin: mode !== 'control', theme: { background: '#0b0e14', foreground: '#e6e6e6' } })
+  function start({ Terminal, FitAddon, TERM_FONT }: typeof import('./xterm.ts'), watchSize: Size | null): () => void {
+    const box = host.current!
+    const term = new Terminal({
+      fontSize: 13,
+      fontFamily: TERM_FONT,
+      scrollback: 5000,
+      cursorBlink: mode === 'control',
+      disableStdin: mode !== 'control',
+      theme: { background: '#0b0e14', foreground: '#e6e6e6' },
+      ...(watchSize ?? {}),
+    })
     const fit = new FitAddon()
     term.loadAddon(fit)
-    term.open(host.current!)
-    try {
-      fit.fit()
-    } catch {
-      /* not laid out yet */
+    term.open(box)
+    /** Watching: the pane's size, the font scaled to the box. Control: rows and cols from the box. */
+    let passes = 0
+    let frame = 0
+    const layout = () => {
+      if (watchSize) {
+        // Cell size does not scale linearly with the font (rounding to device pixels), so the
+        // font is refined over a few frames until the rendered screen fits.
+        passes = 0
+        let shrinking = false
+        cancelAnimationFrame(frame)
+        const refine = () => {
+          const screen = box.querySelector('.xterm-screen')?.getBoundingClientRect()
+          if (!screen || !screen.height) return
+          const style = getComputedStyle(box)
+          const room = { width: box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight), height: box.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom) }
+          const font = term.options.fontSize ?? 13
+          let next = fitFont(font, { width: screen.width / term.cols, height: screen.height / term.rows }, watchSize, room)
+          // Still too big at this size: step down until the last row is inside the box (a screen
+          // too wide at the smallest font scrolls sideways instead).
+          const over = screen.height > room.height + 0.5 || (screen.width > room.width + 0.5 && font > MIN_FONT)
+          if (over && next >= font && font > MIN_FONT) next = Math.max(MIN_FONT, font - 0.5)
+          // Once it had to shrink, it never grows back in this pass (no oscillation).
+          if (over) shrinking = true
+          else if (shrinking && next > font) return
+          if (Math.abs(next - font) < 0.1 || ++passes > 12) return
+          term.options.fontSize = next
+          frame = requestAnimationFrame(refine)
+        }
+        refine()
+        return
+      }
+      try {
+        fit.fit()
+      } catch {
+        /* not laid out yet */
+      }
     }
-    const params: Record<string, string> = { pane, mode, cols: String(term.cols), rows: String(term.rows) }
+    layout()
+    const params: Record<string, string> = { pane, mode, cols: String(watchSize?.cols ?? term.cols), rows: String(watchSize?.rows ?? term.rows) }
     if (mode === 'control' && takeover) params.takeover = '1'
     const ws = new WebSocket(api.ws('/attach', params))
     ws.binaryType = 'arraybuffer'
@@ -92,17 +140,14 @@ export function TerminalView({ api, pane }: { api: Api; pane: string }) {
     const ro = new ResizeObserver(() => {
       clearTimeout(t)
       t = setTimeout(() => {
-        try {
-          fit.fit()
-        } catch {
-          /* hidden */
-        }
+        layout()
         resize()
       }, 150)
     })
-    ro.observe(host.current!)
+    ro.observe(box)
     return () => {
       clearTimeout(t)
+      cancelAnimationFrame(frame)
       ro.disconnect()
       sub.dispose()
       ws.close(1000)

@@ -101,6 +101,11 @@ export function TranscriptView({ api, pane }: { api: Api; pane: string }) {
     </section>`
 }
 
+/** What the call acted on (the command, the file, its description, the input); the title only when it says more than the name. */
+function toolLine(t: NonNullable<Entry['tool']>): string {
+  return t.command || t.file || t.subtitle || t.input_summary || (t.title && t.title !== t.name ? t.title : '') || ''
+}
+
 function EntryView({ e, result }: { e: Entry; result?: Entry }) {
   if (e.kind === 'tool_call' && e.tool) {
     const t = e.tool
@@ -108,7 +113,7 @@ function EntryView({ e, result }: { e: Entry; result?: Entry }) {
     const diff = r?.diff || t.diff
     const failed = r && r.ok === false
     return html`<details class=${`msg tool${failed ? ' failed' : ''}`} data-seq=${e.seq}>
-      <summary><span class="tool-name">${t.name}</span> <span class="tool-title">${t.title || t.command || t.file || t.input_summary || ''}</span>${failed ? html` <span class="badge badge-blocked">failed</span>` : ''}${!r ? html` <span class="muted small">running…</span>` : ''}</summary>
+      <summary><span class="tool-name">${t.name}</span> <span class="tool-title">${toolLine(t)}</span>${failed ? html` <span class="badge badge-blocked">failed</span>` : ''}${!r ? html` <span class="muted small">running…</span>` : ''}</summary>
       ${t.subtitle && html`<p class="muted small">${t.subtitle}</p>`}
       ${t.command && html`<pre class="cmd">$ ${t.command}</pre>`}
       ${diff && html`<${DiffBlock} diff=${diff} />`}

@@ -1,7 +1,8 @@
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Agent } from 'node:http'
-import { cert, refreshToken, type Credential } from 'firebase-admin/app'
+import { createRequire } from 'node:module'
+import type { Credential } from 'firebase-admin/app'
 import type { PushConfig } from '../../core/config.ts'
 
 /**
@@ -82,6 +83,17 @@ function readCredentialFile(path: string): Record<string, unknown> | null {
   return parsed as Record<string, unknown>
 }
 
+// firebase-admin is loaded on first use of a credential, not by the search: a bridge without
+// push credentials (or that never sends) does not carry the SDK in memory.
+const requireFirebase = createRequire(import.meta.url)
+type CredentialFactory = 'cert' | 'refreshToken'
+
+function lazyCredential(factory: CredentialFactory, path: string, httpAgent?: Agent): Credential {
+  let made: Credential | undefined
+  const real = () => (made ??= (requireFirebase('firebase-admin/app') as typeof import('firebase-admin/app'))[factory](path, httpAgent))
+  return { getAccessToken: () => real().getAccessToken() }
+}
+
 // The credential is built from the path, not the parsed object: only then does firebase-admin
 // hand `httpAgent` to the token request as well as to FCM.
 function fromJson(source: CredentialSource, path: string, json: Record<string, unknown>, opts: FindOptions): FoundCredential {
@@ -90,13 +102,13 @@ function fromJson(source: CredentialSource, path: string, json: Record<string, u
     if (json.type === 'service_account') {
       const projectId = str('project_id') || opts.push.project_id
       if (!projectId) throw new CredentialError(`service account ${path} names no project_id`)
-      return { source, path, type: 'service_account', projectId, identity: str('client_email'), credential: cert(path, opts.httpAgent) }
+      return { source, path, type: 'service_account', projectId, identity: str('client_email'), credential: lazyCredential('cert', path, opts.httpAgent) }
     }
     if (json.type === 'authorized_user') {
       // User credentials name a person, not a project: the project comes from config.
       const projectId = opts.push.project_id || str('quota_project_id')
       if (!projectId) throw new CredentialError(`user credentials ${path} need a project: run \`bridge push login --project <id>\` or set push.project_id`)
-      return { source, path, type: 'authorized_user', projectId, credential: refreshToken(path, opts.httpAgent) }
+      return { source, path, type: 'authorized_user', projectId, credential: lazyCredential('refreshToken', path, opts.httpAgent) }
     }
   } catch (err) {
     if (err instanceof CredentialError) throw err

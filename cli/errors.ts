@@ -1,0 +1,10 @@
+/** An error shown to the user as one line (what went wrong and what to do), with a non-zero exit. */
+export class CliError extends Error {}
+
+/**
+ * How to run another command from where this one runs: `npx bridge …` from a clone (the
+ * sources run through tsx), plain `bridge …` from an installed package.
+ */
+export function bridgeCommand(args: string): string {
+  return `${import.meta.url.endsWith('.ts') ? 'npx bridge' : 'bridge'} ${args}`
+}

@@ -1,0 +1,79 @@
+import type { ConsolaInstance } from 'consola'
+import type { Bus } from '../core/bus.ts'
+import type { Herdr } from '../core/herdr/index.ts'
+import { herdrConfigDir, sessionSocketPath } from '../core/herdr/discovery.ts'
+import { HERDR_PROTOCOL } from '../core/version.ts'
+
+export interface WatchOptions {
+  herdr: Herdr
+  bus: Bus
+  log: ConsolaInstance
+  env: NodeJS.ProcessEnv
+  /** The ingester's per-session state, for sessions that connected before this watch began. */
+  states?: () => Record<string, string>
+  /** How often to repeat that no herdr session is reachable. */
+  everyMs?: number
+}
+
+/**
+ * What `serve` says about herdr: one line per session found or lost (from the ingester's
+ * multiplexer_connected/disconnected), a warning once per session speaking an older protocol,
+ * and — at start and every minute while true — that no session is reachable and where it looked.
+ */
+export function watchHerdr(o: WatchOptions): () => void {
+  const found = new Set<string>()
+  const warnedOld = new Set<string>()
+  let stopped = false
+
+  const describe = async (session: string, socket: string) => {
+    let what = ''
+    try {
+      const pong = await o.herdr.call<{ version: string; protocol: number }>(session, 'ping', {}, { timeoutMs: 2000 })
+      what = ` (herdr ${pong.version}, protocol ${pong.protocol})`
+      if (Number(pong.protocol) < HERDR_PROTOCOL && !warnedOld.has(session)) {
+        warnedOld.add(session)
+        o.log.warn(`herdr session ${session} speaks protocol ${pong.protocol}, older than ${HERDR_PROTOCOL} this bridge was built for; update herdr if something is missing`)
+      }
+    } catch {}
+    if (!stopped) o.log.info(`herdr session ${session} found at ${socket}${what}`)
+  }
+
+  const unsubscribe = o.bus.subscribe({
+    name: 'serve-herdr-lines',
+    deliver(ev) {
+      if (ev.source !== 'bridge') return
+      const session = String(ev.payload?.session ?? 'default')
+      if (ev.type === 'multiplexer_connected' && !found.has(session)) {
+        found.add(session)
+        void describe(session, String(ev.payload?.socket ?? o.herdr.socketPath(session)))
+      } else if (ev.type === 'multiplexer_disconnected' && found.delete(session)) {
+        o.log.warn(`herdr session ${session} lost: ${ev.payload?.reason ?? 'disconnected'}`)
+      }
+    },
+  })
+
+  for (const [session, state] of Object.entries(o.states?.() ?? {})) {
+    if (state === 'connected' && !found.has(session)) {
+      found.add(session)
+      void describe(session, o.herdr.socketPath(session))
+    }
+  }
+
+  const nobody = async () => {
+    if (found.size || stopped) return
+    const answers = await Promise.allSettled(o.herdr.sessions().map((s) => o.herdr.call(s, 'ping', {}, { timeoutMs: 5000 })))
+    // A ping that timed out reached a socket that is there (a busy herdr, or a busy bridge): not "unreachable".
+    if (found.size || stopped || answers.some((a) => a.status === 'fulfilled' || (a.reason as { code?: string })?.code === 'timeout')) return
+    o.log.warn(
+      `no herdr session is reachable (looked at ${sessionSocketPath('default', o.env)} and ${herdrConfigDir(o.env)}/sessions/*/herdr.sock): install herdr, start it, or set HERDR_SOCKET_PATH`,
+    )
+  }
+  void o.herdr.ready().then(nobody)
+  const timer = setInterval(() => void nobody(), o.everyMs ?? 60_000)
+  timer.unref()
+  return () => {
+    stopped = true
+    clearInterval(timer)
+    unsubscribe()
+  }
+}

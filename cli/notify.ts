@@ -1,0 +1,48 @@
+import { defineCommand } from 'citty'
+import { adminClient, CliError } from './admin-client.ts'
+
+/**
+ * `bridge notify test [--channel fcm|webpush|ntfy|webhook]`: the daemon sends a test alert
+ * through each channel (or one) and this prints one line per channel: sent, or why not.
+ */
+
+export const NOTIFY_CHANNELS = ['fcm', 'webpush', 'ntfy', 'webhook'] as const
+
+interface ChannelLine {
+  channel: string
+  sent: number
+  total: number
+  enabled: boolean
+  note?: string
+}
+
+export function formatChannel(c: ChannelLine): string {
+  const name = c.channel.padEnd(8)
+  if (c.sent > 0 && c.sent === c.total) return `${name} sent to ${c.total} target${c.total === 1 ? '' : 's'}`
+  if (c.sent > 0) return `${name} sent to ${c.sent} of ${c.total}: ${c.note ?? 'some failed (see the bridge log)'}`
+  return `${name} not sent: ${c.note ?? (c.total ? 'every target failed (see the bridge log)' : 'no targets')}`
+}
+
+export async function notifyTest(opts: { dir?: string; channel?: string; out?: (line: string) => void; call?: (body: unknown) => Promise<{ channels: ChannelLine[] }> }): Promise<void> {
+  const out = opts.out ?? ((l: string) => console.log(l))
+  const channel = opts.channel?.trim()
+  if (channel && !(NOTIFY_CHANNELS as readonly string[]).includes(channel)) throw new CliError(`unknown channel "${channel}": want one of ${NOTIFY_CHANNELS.join(', ')}`)
+  const call = opts.call ?? ((body: unknown) => adminClient({ dir: opts.dir }).call<{ channels: ChannelLine[] }>('POST', '/admin/notify/test', body))
+  const r = await call(channel ? { channel } : {})
+  for (const c of r.channels) out(formatChannel(c))
+  if (!r.channels.some((c) => c.sent > 0)) throw new CliError('no channel delivered the test alert')
+}
+
+export const notifyCmd = defineCommand({
+  meta: { name: 'notify', description: 'Alert channels (FCM, Web Push, ntfy, webhooks)' },
+  subCommands: {
+    test: defineCommand({
+      meta: { name: 'test', description: 'Send a test alert through each configured channel and say which ones went out' },
+      args: {
+        dir: { type: 'string', description: 'Data dir (default $BRIDGE_DIR or ~/.herdr-bridge)' },
+        channel: { type: 'string', description: `Only this channel: ${NOTIFY_CHANNELS.join(', ')}` },
+      },
+      run: ({ args }) => notifyTest({ dir: args.dir, channel: args.channel }),
+    }),
+  },
+})

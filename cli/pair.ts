@@ -1,0 +1,51 @@
+import { renderUnicodeCompact } from 'uqr'
+import { adminClient, CliError, type TargetOptions } from './admin-client.ts'
+import { hostPort, isLoopbackHost, reachableAddresses, type HostAddress } from './addresses.ts'
+import { bridgeCommand } from './errors.ts'
+
+export interface PairOptions extends Omit<TargetOptions, 'url'> {
+  /** The URL put in the code (what the phone uses), instead of the bridge's own. */
+  url?: string
+  json?: boolean
+  out?: (line: string) => void
+  warn?: (line: string) => void
+  addresses?: HostAddress[]
+}
+
+/** `bridge pair`: a one-time code and QR for a new device, warning when a phone cannot use it. */
+export async function pair(opts: PairOptions): Promise<void> {
+  const out = opts.out ?? ((l: string) => console.log(l))
+  const warn = opts.warn ?? ((l: string) => console.error(l))
+  const url = opts.url ? phoneUrl(opts.url) : undefined
+  const admin = adminClient({ dir: opts.dir, addr: opts.addr, env: opts.env })
+  const r = await admin.call<{ code: string; url: string }>('POST', '/admin/pairing')
+  const payload = { url: url ?? r.url, code: r.code }
+  const line = JSON.stringify(payload)
+  const host = new URL(payload.url).hostname
+  if (isLoopbackHost(host)) loopbackWarning(payload.url, opts.addresses ?? reachableAddresses(), warn)
+  if (opts.json) return void out(line)
+  out(renderUnicodeCompact(line))
+  out(`\nScan with the app, or enter by hand:\n  url:  ${payload.url}\n  code: ${payload.code}   (valid 5 minutes, one use)\n\n${line}`)
+}
+
+function phoneUrl(raw: string): string {
+  let u: URL
+  try {
+    u = new URL(raw)
+  } catch {
+    throw new CliError(`bad --url ${JSON.stringify(raw)}: want the URL a phone uses, e.g. http://100.101.102.103:8787`)
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new CliError(`bad --url ${JSON.stringify(raw)}: want an http:// or https:// URL`)
+  return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`
+}
+
+function loopbackWarning(url: string, addresses: HostAddress[], warn: (l: string) => void): void {
+  const port = new URL(url).port || '8787'
+  warn(`warning: the code points at ${url}, a loopback address: a phone cannot reach it.`)
+  if (addresses.length) {
+    warn('Listen on an address the phone can reach, then pair again:')
+    const w = Math.max(...addresses.map((a) => a.address.length))
+    for (const a of addresses) warn(`  ${a.address.padEnd(w)}  ${a.kind.padEnd(7)}  ${bridgeCommand(`serve --addr ${hostPort(a.address, port)}`)}`)
+  } else warn('This machine has no network address besides loopback; join a tailnet or a LAN first.')
+  warn(`Or set transport.public_url (BRIDGE_PUBLIC_URL) to a URL that reaches this bridge (e.g. from \`tailscale serve\`), or pass \`${bridgeCommand('pair --url <url>')}\`.`)
+}

@@ -1,0 +1,80 @@
+import { adminClient, CliError, reachable, type TargetOptions } from './admin-client.ts'
+import { bridgeCommand } from './errors.ts'
+import { pushCredentialFiles } from './push-files.ts'
+import { loadConfig, type BridgeConfig } from '../core/config.ts'
+
+/** The daemon's own config, for its push settings; a file this user cannot read is no file. */
+function readConfigQuietly(dir: string, env: NodeJS.ProcessEnv): BridgeConfig | null {
+  try {
+    return loadConfig({ dir, env, create: false })
+  } catch {
+    return null
+  }
+}
+
+export interface StatusOptions extends TargetOptions {
+  json?: boolean
+  out?: (line: string) => void
+}
+
+interface DaemonStatus {
+  version: string
+  api_version: number
+  pid: number
+  uptime_s: number
+  listen: { addr: string; url: string }
+  public_url: string
+  data_dir: string
+  herdr: { expected_protocol: number; sessions: { name: string; socket: string; state: string; answers: boolean; herdr_version?: string; protocol?: number; error?: string }[] }
+  devices: number
+}
+
+/**
+ * `bridge status`: exit 0 only when the daemon answers and at least one herdr session does.
+ * With --json the same facts as one object (also on failure, so scripts can read why).
+ */
+export async function status(opts: StatusOptions): Promise<number> {
+  const out = opts.out ?? ((l: string) => console.log(l))
+  const admin = adminClient(opts)
+  const base = admin.base
+  if (!(await reachable(base))) {
+    if (opts.json) {
+      out(JSON.stringify({ running: false, url: base, data_dir: admin.target.dataDir }, null, 2))
+      return 1
+    }
+    throw admin.notRunning()
+  }
+  const s = await admin.call<DaemonStatus>('GET', '/admin/status')
+  const env = opts.env ?? process.env
+  const push = { credential_file: pushCredentialFiles(readConfigQuietly(s.data_dir, env), s.data_dir, env).found }
+  const live = s.herdr.sessions.filter((x) => x.answers)
+  const ok = live.length > 0
+  if (opts.json) {
+    out(JSON.stringify({ running: true, url: base, ...s, push, ok }, null, 2))
+    return ok ? 0 : 1
+  }
+  const rows: [string, string][] = [
+    ['bridge', `running at ${base} (pid ${s.pid}), version ${s.version} (API ${s.api_version}), up ${duration(s.uptime_s)}`],
+    ['listen', `${s.listen.addr} (${s.listen.url})`],
+    ['public URL', s.public_url],
+    ['data dir', s.data_dir],
+    ['devices', `${s.devices} paired`],
+    ['push', push.credential_file ? `credentials in ${push.credential_file}` : 'no credential file (alerts are only logged, unless on Google Cloud); see `bridge push status`'],
+  ]
+  const w = Math.max(...rows.map((r) => r[0].length))
+  for (const [k, v] of rows) out(`${k.padEnd(w)}  ${v}`)
+  out(`herdr sessions (this bridge speaks protocol ${s.herdr.expected_protocol}):`)
+  for (const x of s.herdr.sessions) {
+    const what = x.answers ? `herdr ${x.herdr_version}, protocol ${x.protocol}, ${x.state}` : `not answering (${x.error})`
+    out(`  ${x.answers ? '✓' : '✗'} ${x.name}  ${what}  ${x.socket}`)
+  }
+  if (!ok) throw new CliError(`no herdr session answers: install herdr, start it, or set HERDR_SOCKET_PATH (see \`${bridgeCommand('doctor')}\`)`)
+  return 0
+}
+
+function duration(s: number): string {
+  if (s < 60) return `${s} s`
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`
+  const h = Math.floor(s / 3600)
+  return h < 48 ? `${h} h ${Math.floor((s % 3600) / 60)} min` : `${Math.floor(h / 24)} days`
+}

@@ -1,0 +1,77 @@
+/**
+ * The bus events between alert composition (plugins/push) and the notifier plugins
+ * (plugins/notify-*). Composition publishes one `notify_alert` per blocked/done transition and
+ * one `notify_dismiss` when the pane leaves that state or closes; every notifier answers each
+ * with one `notify_delivered` for its channel, which composition sums into `push_sent`.
+ */
+
+export const ALERT_EVENT = 'notify_alert'
+export const DISMISS_EVENT = 'notify_dismiss'
+export const DELIVERED_EVENT = 'notify_delivered'
+/** Published by the pairing plugin when a device is revoked: its subscriptions and mutes go. */
+export const DEVICE_REVOKED_EVENT = 'device_revoked'
+
+export type AlertStatus = 'blocked' | 'done'
+
+export interface AlertEvent {
+  /** Ties the channels' `notify_delivered` answers to this alert. */
+  id: string
+  /** `<server_id>/<pane>`: one notification per pane on every device. */
+  tag: string
+  status: AlertStatus
+  title: string
+  body: string
+  /** Client-facing pane id. */
+  pane: string
+  /** The agent kind herdr reports (`claude`, `codex`, …); empty when unknown. */
+  agent: string
+  agent_title: string
+  server_id: string
+  server_name: string
+  /** The agent's state_change_seq at the transition, for `/approve`; absent when unread. */
+  seq?: number
+  /** Opens the pane in the web app: absolute when a public URL is known, else `/#/open/…`. */
+  url: string
+  /** Label of the card's confirm option, when the blocked card has one (web push offers Approve). */
+  approve?: string
+  /** The FCM data keys of spec 1 §6.1 (every value a string), without `render`. */
+  fcm_data: Record<string, string>
+  /** Devices that muted this pane: the per-device channels skip them. */
+  muted: string[]
+  /** Milliseconds since the epoch. */
+  ts: number
+  /** A test alert (`POST /testpush`, `bridge notify test`). */
+  test?: boolean
+  /** Only these channels deliver it (`bridge notify test --channel`); all when absent. */
+  channels?: string[]
+}
+
+export interface DismissEvent {
+  id: string
+  tag: string
+  server_id: string
+  pane: string
+  agent: string
+  /** The title of the alert being cleared (empty if none was composed). */
+  title: string
+  ts: number
+}
+
+export interface Delivery {
+  /** Targets (devices, subscriptions, topics, URLs) the message reached. */
+  sent: number
+  /** Targets it was meant for. */
+  total: number
+  /** Whether the channel is set up to send at all (credentials, keys, a URL). */
+  enabled: boolean
+  /** Why nothing (or not everything) went out, in one line. */
+  note?: string
+}
+
+export interface DeliveredEvent extends Delivery {
+  id: string
+  channel: string
+}
+
+/** Whether a channel should handle this alert (a test may name one channel). */
+export const forChannel = (ev: { channels?: string[] }, channel: string) => !ev.channels || ev.channels.includes(channel)

@@ -1,0 +1,80 @@
+import { createHmac } from 'node:crypto'
+import type { Dispatcher } from 'undici'
+import type { PluginContext } from '../../core/plugin.ts'
+import { defineNotifierPlugin, type Notifier } from '../../lib/notify/notifier.ts'
+import { createFailureLog, redactUrl } from '../../lib/notify/failures.ts'
+import { postWithRetry } from '../../lib/notify/http.ts'
+import type { AlertEvent, Delivery, DismissEvent } from '../../lib/notify/events.ts'
+
+/**
+ * Signed JSON webhooks: `agent.blocked`, `agent.done` and `agent.cleared`, each a POST with
+ * `X-Bridge-Signature: sha256=<hex HMAC-SHA256 of the exact body>` and `X-Bridge-Event`.
+ * 5 s per try, three tries on network errors and 5xx, none on 4xx.
+ * Config `notify.webhooks: [{url, secret}]`, or BRIDGE_WEBHOOK_URL (comma-separated) + BRIDGE_WEBHOOK_SECRET.
+ */
+
+export const WEBHOOK_CHANNEL = 'webhook'
+
+export interface WebhookOptions {
+  backoffMs?: number[]
+  dispatcher?: Dispatcher
+}
+
+export type WebhookEvent = 'agent.blocked' | 'agent.done' | 'agent.cleared'
+
+export const signature = (secret: string, body: string | Buffer) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`
+
+export function webhookBody(ev: AlertEvent | DismissEvent, event: WebhookEvent): string {
+  const alert = 'status' in ev ? ev : null
+  return JSON.stringify({
+    event,
+    tag: ev.tag,
+    server_id: ev.server_id,
+    pane: ev.pane,
+    agent: ev.agent,
+    title: ev.title,
+    body: alert?.body ?? '',
+    ts: ev.ts,
+  })
+}
+
+function createWebhookNotifier(ctx: PluginContext, options: WebhookOptions): Notifier {
+  const failures = createFailureLog(ctx.log, WEBHOOK_CHANNEL)
+  const hooks = ctx.config.notify.webhooks.filter((h) => {
+    try {
+      const u = new URL(h.url)
+      if (u.protocol === 'https:' || u.protocol === 'http:') return true
+    } catch {}
+    ctx.log.error(`webhook ${redactUrl(h.url)} is not an http(s) URL; skipped`)
+    return false
+  })
+  for (const h of hooks) {
+    ctx.log.info(`alerts go to the webhook at ${redactUrl(h.url)}${h.secret ? '' : ' (unsigned: set BRIDGE_WEBHOOK_SECRET or its secret)'}`)
+  }
+
+  const send = async (ev: AlertEvent | DismissEvent, event: WebhookEvent): Promise<Delivery> => {
+    if (!hooks.length) return { sent: 0, total: 0, enabled: false, note: 'not configured: set BRIDGE_WEBHOOK_URL (or notify.webhooks)' }
+    const body = webhookBody(ev, event)
+    const results = await Promise.all(
+      hooks.map(async (h, i) => {
+        const headers: Record<string, string> = { 'content-type': 'application/json', 'X-Bridge-Event': event, 'user-agent': 'herdr-bridge' }
+        if (h.secret) headers['X-Bridge-Signature'] = signature(h.secret, body)
+        const r = await postWithRetry(h.url, { headers, body, timeoutMs: 5000, backoffMs: options.backoffMs, dispatcher: options.dispatcher })
+        const label = `#${i + 1} ${redactUrl(h.url)}`
+        if (r.ok) failures.ok(h.url, label)
+        else failures.failed(h.url, r.error, label)
+        return r
+      }),
+    )
+    const sent = results.filter((r) => r.ok).length
+    const bad = results.find((r) => !r.ok)
+    return { sent, total: hooks.length, enabled: true, ...(bad && !bad.ok ? { note: bad.error } : {}) }
+  }
+
+  return {
+    alert: (ev) => send(ev, ev.status === 'blocked' ? 'agent.blocked' : 'agent.done'),
+    dismiss: (ev) => send(ev, 'agent.cleared'),
+  }
+}
+
+export default defineNotifierPlugin<WebhookOptions>({ name: 'notify-webhook', channel: WEBHOOK_CHANNEL, create: createWebhookNotifier })

@@ -1,0 +1,232 @@
+import { createHash } from 'node:crypto'
+import * as v from 'valibot'
+import type { Dispatcher } from 'undici'
+import { defineBridgeRoute, type PluginContext } from '../../core/plugin.ts'
+import { fail } from '../../core/respond.ts'
+import { defineNotifierPlugin, type Notifier, type NotifierState } from '../../lib/notify/notifier.ts'
+import { createFailureLog } from '../../lib/notify/failures.ts'
+import { postWithRetry } from '../../lib/notify/http.ts'
+import { actingDevice } from '../../lib/notify/device.ts'
+import { DEVICE_REVOKED_EVENT, type AlertEvent, type Delivery, type DismissEvent } from '../../lib/notify/events.ts'
+import { loadOrCreateVapidKeys, type VapidKeys } from './keys.ts'
+import { createSubscriptionStore, type SubscriptionStore, type WebPushSubscription } from './subscriptions.ts'
+
+/**
+ * Standard Web Push (RFC 8030, 8291, 8292) to the browsers that enabled alerts, with the
+ * bridge's own VAPID key pair: no Firebase project needed.
+ *   GET  /webpush/key          device → {public_key}: the applicationServerKey to subscribe with
+ *   POST /webpush/subscribe    device PushSubscription JSON → {ok:true}
+ *   POST /webpush/unsubscribe  device {endpoint} → {ok:true}
+ * web-push does the VAPID signing and aes128gcm encryption; undici carries the request.
+ */
+
+export const WEBPUSH_CHANNEL = 'webpush'
+/** Subscriptions one device may hold (browsers, profiles); the oldest goes past this. */
+export const MAX_PER_DEVICE = 10
+const DEFAULT_SUBJECT = 'mailto:herdr-bridge@users.noreply.github.com'
+
+export interface WebPushOptions {
+  /** Delays between tries on 429/5xx/network errors; `[1000, 3000]` by default. */
+  backoffMs?: number[]
+  /** undici dispatcher for push requests (tests). */
+  dispatcher?: Dispatcher
+}
+
+export interface WebPushNotifier extends Notifier {
+  /** Null when the key pair could not be loaded (the reason is in `keyError`). */
+  keys: VapidKeys | null
+  keyError: string
+  subscriptions: SubscriptionStore
+}
+
+/** Topic header: base64url, at most 32 characters, one per pane, so a newer message replaces an undelivered older one. */
+export const topicOf = (tag: string) => createHash('sha256').update(tag).digest('base64url').slice(0, 32)
+
+export function alertPayload(ev: AlertEvent) {
+  return {
+    type: 'alert' as const,
+    tag: ev.tag,
+    title: ev.title,
+    body: ev.body,
+    status: ev.status,
+    pane: ev.pane,
+    agent: ev.agent,
+    server_id: ev.server_id,
+    url: ev.url,
+    ...(ev.seq !== undefined ? { seq: ev.seq } : {}),
+    ...(ev.approve ? { approve: ev.approve } : {}),
+  }
+}
+
+export const dismissPayload = (ev: DismissEvent) => ({ type: 'dismiss' as const, tag: ev.tag, server_id: ev.server_id, pane: ev.pane })
+
+async function createWebPushNotifier(ctx: PluginContext, options: WebPushOptions): Promise<WebPushNotifier> {
+  const subscriptions = await createSubscriptionStore(ctx.storage)
+  const failures = createFailureLog(ctx.log, WEBPUSH_CHANNEL)
+  let keys: VapidKeys | null = null
+  let keyError = ''
+  try {
+    const r = await loadOrCreateVapidKeys(ctx.storage)
+    keys = r.keys
+    if (r.created) ctx.log.info('web push: made a new VAPID key pair (webpush-vapid.json in the data dir)')
+  } catch (err) {
+    keyError = (err as Error).message
+    ctx.log.error(`web push is off: ${keyError}`)
+  }
+  const cfg = ctx.config.notify.webpush
+  const publicUrl = ctx.config.transport.public_url
+  const subject = cfg.subject || (publicUrl.startsWith('https://') ? publicUrl : DEFAULT_SUBJECT)
+
+  /** One message to one subscription; a gone subscription is deleted. */
+  const deliver = async (sub: WebPushSubscription, payload: object, opts: { TTL: number; urgency: 'high' | 'normal'; topic: string }): Promise<boolean> => {
+    const webpush = (await import('web-push')).default
+    const req = webpush.generateRequestDetails({ endpoint: sub.endpoint, keys: sub.keys }, JSON.stringify(payload), {
+      vapidDetails: { subject, publicKey: keys!.publicKey, privateKey: keys!.privateKey },
+      TTL: opts.TTL,
+      urgency: opts.urgency,
+      topic: opts.topic,
+      contentEncoding: 'aes128gcm',
+    })
+    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, val]) => [k, String(val)]))
+    const target = `device ${sub.device} (${new URL(sub.endpoint).host})`
+    const r = await postWithRetry(req.endpoint, { headers, body: req.body as Buffer, timeoutMs: 10_000, backoffMs: options.backoffMs ?? [1000, 3000], retryOn: [429], dispatcher: options.dispatcher })
+    if (r.ok) {
+      failures.ok(target)
+      return true
+    }
+    if (r.status === 404 || r.status === 410) {
+      ctx.log.info(`web push: the subscription of ${target} has expired (${r.status}); removed`)
+      await subscriptions.removeEndpoint(sub.endpoint).catch(() => {})
+    } else failures.failed(target, r.error)
+    return false
+  }
+
+  /** Subscriptions of devices still paired; those of devices revoked while the bridge was down go. */
+  const live = async () => {
+    const all = subscriptions.list()
+    const gone = [...new Set(all.filter((s) => !ctx.devices.get(s.device)).map((s) => s.device))]
+    for (const d of gone) await subscriptions.removeDevice(d).catch(() => {})
+    return all.filter((s) => !gone.includes(s.device))
+  }
+
+  const fanout = async (subs: WebPushSubscription[], payload: object, opts: { TTL: number; urgency: 'high' | 'normal'; topic: string }): Promise<Delivery> => {
+    const ok = await Promise.all(subs.map((s) => deliver(s, payload, opts).catch(() => false)))
+    const sent = ok.filter(Boolean).length
+    return { sent, total: subs.length, enabled: true, ...(sent < subs.length ? { note: `${subs.length - sent} of ${subs.length} failed (see the bridge log)` } : {}) }
+  }
+
+  return {
+    get keys() {
+      return keys
+    },
+    get keyError() {
+      return keyError
+    },
+    subscriptions,
+    async alert(ev) {
+      if (!keys) return { sent: 0, total: 0, enabled: false, note: keyError }
+      const subs = (await live()).filter((s) => !ev.muted.includes(s.device))
+      if (!subs.length) return { sent: 0, total: 0, enabled: true, note: 'no browser has subscribed (enable alerts in the web app)' }
+      return fanout(subs, alertPayload(ev), { TTL: ev.status === 'blocked' ? 3600 : 600, urgency: ev.status === 'blocked' ? 'high' : 'normal', topic: topicOf(ev.tag) })
+    },
+    async dismiss(ev) {
+      if (!keys) return { sent: 0, total: 0, enabled: false }
+      const subs = await live()
+      if (!subs.length) return { sent: 0, total: 0, enabled: true }
+      return fanout(subs, dismissPayload(ev), { TTL: 3600, urgency: 'normal', topic: topicOf(ev.tag) })
+    },
+  }
+}
+
+const route = defineBridgeRoute.with<NotifierState<WebPushNotifier>>()
+
+/** The notifier with its key pair, or 503 saying why web push is off. */
+const withKeys = (state: NotifierState<WebPushNotifier>) => {
+  const n = state.notifier
+  if (!n.keys) fail(503, `web push is off: ${n.keyError}`)
+  return n as WebPushNotifier & { keys: VapidKeys }
+}
+
+/** base64url of exactly `bytes` bytes (optionally starting with `first`). */
+const b64url = (field: string, bytes: number, first?: number) =>
+  v.pipe(
+    v.string(`${field}: want a base64url string`),
+    v.check((s) => {
+      if (!/^[A-Za-z0-9_-]+={0,2}$/.test(s)) return false
+      const b = Buffer.from(s.replace(/=+$/, ''), 'base64url')
+      return b.length === bytes && (first === undefined || b[0] === first)
+    }, `${field}: want ${bytes} bytes as base64url${first === 4 ? ' (an uncompressed P-256 key)' : ''}`),
+  )
+
+const subscribeSchema = v.object(
+  {
+    endpoint: v.pipe(v.string('endpoint: want the push service URL'), v.maxLength(2048, 'endpoint: at most 2048 characters'), v.url('endpoint: want a URL')),
+    keys: v.object({ p256dh: b64url('keys.p256dh', 65, 4), auth: b64url('keys.auth', 16) }, 'want {p256dh, auth}'),
+    expirationTime: v.optional(v.nullable(v.number('expirationTime: want a number or null'))),
+  },
+  'want a PushSubscription: {endpoint, keys: {p256dh, auth}}',
+)
+
+export default defineNotifierPlugin<WebPushOptions, WebPushNotifier>({
+  name: 'notify-webpush',
+  channel: WEBPUSH_CHANNEL,
+  create: createWebPushNotifier,
+  subscribe: [
+    {
+      source: 'bridge',
+      type: DEVICE_REVOKED_EVENT,
+      async handler(ev, { ctx, state }) {
+        const id = ev.payload?.id
+        if (typeof id !== 'string') return
+        const n = await state.notifier.subscriptions.removeDevice(id).catch(() => 0)
+        if (n) ctx.log.info(`web push: removed ${n} subscription(s) of revoked device ${id}`)
+      },
+    },
+  ],
+  routes: [
+    route({
+      method: 'GET',
+      path: '/webpush/key',
+      auth: 'device',
+      errors: 'json',
+      describe: "The bridge's VAPID public key (base64url, uncompressed P-256): the applicationServerKey to subscribe with",
+      response: v.object({ public_key: v.string() }),
+      handler: ({ state }) => ({ public_key: withKeys(state).keys.publicKey }),
+    }),
+    route({
+      method: 'POST',
+      path: '/webpush/subscribe',
+      auth: 'device',
+      errors: 'json',
+      describe: "Deliver this device's alerts to a browser push subscription (at most 10 per device; the oldest goes)",
+      body: subscribeSchema,
+      response: v.object({ ok: v.literal(true) }),
+      async handler({ body, auth, ctx, state }) {
+        const n = withKeys(state)
+        const url = new URL(body.endpoint)
+        if (url.protocol !== 'https:' && !(url.protocol === 'http:' && ctx.config.notify.webpush.insecure)) {
+          fail(400, 'endpoint: want an https: URL (BRIDGE_WEBPUSH_INSECURE=1 also allows http:)')
+        }
+        const device = await actingDevice(ctx, auth)
+        const dropped = await n.subscriptions.add({ device, endpoint: body.endpoint, keys: { p256dh: body.keys.p256dh, auth: body.keys.auth }, expirationTime: body.expirationTime ?? null, created_at: ctx.now() }, MAX_PER_DEVICE)
+        ctx.log.info(`web push: device ${device} subscribed a browser (${url.host})${dropped ? `; its oldest subscription was dropped (at most ${MAX_PER_DEVICE})` : ''}`)
+        return { ok: true }
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/webpush/unsubscribe',
+      auth: 'device',
+      errors: 'json',
+      describe: 'Stop delivering to a browser push subscription',
+      body: v.object({ endpoint: v.pipe(v.string('endpoint: want the push service URL'), v.nonEmpty('endpoint: want the push service URL')) }, 'want {endpoint}'),
+      response: v.object({ ok: v.literal(true), removed: v.boolean() }),
+      async handler({ body, auth, state }) {
+        const n = state.notifier
+        // A device removes only its own; the admin token may remove any.
+        const removed = await n.subscriptions.removeEndpoint(body.endpoint, auth.deviceId)
+        return { ok: true, removed }
+      },
+    }),
+  ],
+})

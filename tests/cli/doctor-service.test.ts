@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { execFileSync } from 'node:child_process'
+import { execa } from 'execa'
+import { startSim, type Sim } from '../harness/sim.ts'
+import { cli, expectOneLineError, freePort, sandbox } from './helpers.ts'
+import { launchdPlist, serviceSpec } from '../../cli/service.ts'
+import { REPO_ROOT } from '../harness/bridge.ts'
+
+// Each CLI call is a new node process: on a loaded 2-core machine one can take seconds.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 })
+
+const box = sandbox()
+let sim: Sim
+let env: NodeJS.ProcessEnv
+
+beforeAll(async () => {
+  sim = await startSim({ home: box.home, sessions: ['default'] })
+  env = { ...box.env, ...sim.clientEnv(), BRIDGE_HERDR_BIN: sim.herdrBin }
+})
+
+afterAll(async () => {
+  await sim?.stop()
+  rmSync(box.root, { recursive: true, force: true })
+})
+
+describe('bridge doctor', () => {
+  it('a loopback address is the one ✗ on a healthy machine, with its fix', async () => {
+    const port = await freePort()
+    mkdirSync(box.dataDir, { recursive: true, mode: 0o700 })
+    writeFileSync(join(box.dataDir, 'config.json'), JSON.stringify({ admin_token: 'ab'.repeat(24), server_id: 'x' }), { mode: 0o600 })
+    const r = await cli(['doctor', '--addr', `127.0.0.1:${port}`], env)
+    const lines = String(r.stdout).trim().split('\n')
+    expect(lines[0]).toBe(`✓ Node ${process.versions.node}`)
+    expect(lines[1]).toBe(`✓ herdr binary: herdr 0.8.0 (${sim.herdrBin})`)
+    expect(lines[2]).toBe(`✓ herdr session default: herdr 0.8.0, protocol 20 (${sim.socketPath('default')})`)
+    expect(lines[3]).toMatch(/^✓ git version /)
+    expect(lines[4]).toBe(`✓ data dir ${box.dataDir} (mode 700)`)
+    expect(lines[5]).toBe('✓ config and device files are private (mode 600)')
+    expect(lines[6]).toBe(`✓ 127.0.0.1:${port} is free`)
+    expect(lines[7]).toBe(`✗ http://127.0.0.1:${port} is a loopback address: a phone cannot reach it`)
+    expect(lines[8]).toMatch(/^ {4}fix: (`npx bridge serve --addr \S+:\d+` \((tailnet|LAN)\), or set transport\.public_url|join a tailnet or LAN, then listen there with --addr, or set transport\.public_url)$/)
+    expect(lines[9]).toBe('– no push credentials (optional: alerts are only logged)')
+    expectOneLineError(r, '1 check failed; each ✗ above has its fix')
+  })
+
+  it('all ✓ with a public URL; ✗ with the chmod fix for an open config file', async () => {
+    const port = await freePort()
+    const ok = await cli(['doctor', '--addr', `127.0.0.1:${port}`], { ...env, BRIDGE_PUBLIC_URL: 'https://box.tail1234.ts.net' })
+    expect(ok.exitCode, String(ok.stdout) + String(ok.stderr)).toBe(0)
+    expect(String(ok.stdout)).toContain('✓ public URL https://box.tail1234.ts.net')
+    expect(String(ok.stdout)).not.toContain('✗')
+    chmodSync(join(box.dataDir, 'config.json'), 0o644)
+    try {
+      const bad = await cli(['doctor', '--addr', `127.0.0.1:${port}`], { ...env, BRIDGE_PUBLIC_URL: 'https://box.tail1234.ts.net' })
+      expect(String(bad.stdout)).toContain(`✗ readable by others: config.json\n    fix: chmod 600 ${join(box.dataDir, 'config.json')}`)
+      expectOneLineError(bad, '1 check failed; each ✗ above has its fix')
+    } finally {
+      chmodSync(join(box.dataDir, 'config.json'), 0o600)
+    }
+  })
+
+  it('no herdr at all', async () => {
+    const port = await freePort()
+    const home = join(box.root, 'empty-home')
+    const r = await cli(['doctor', '--addr', `127.0.0.1:${port}`], { ...box.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), BRIDGE_HERDR_BIN: join(box.root, 'no-herdr'), BRIDGE_PUBLIC_URL: 'https://x.example' })
+    const out = String(r.stdout)
+    expect(out).toContain(`✗ herdr binary not found (${join(box.root, 'no-herdr')}, BRIDGE_HERDR_BIN)`)
+    expect(out).toContain(`✗ no herdr session reachable (looked at ${join(home, '.config/herdr/herdr.sock')} and ${join(home, '.config/herdr')}/sessions/*/herdr.sock)\n    fix: install herdr, start it, or set HERDR_SOCKET_PATH`)
+    expectOneLineError(r, '2 checks failed; each ✗ above has its fix')
+  })
+})
+
+describe('bridge service', () => {
+  it('install --print writes a systemd unit that systemd-analyze verify accepts', async () => {
+    const dir = join(box.root, 'service data')
+    const r = await cli(['service', 'install', '--print', '--addr', '127.0.0.1:9787', '--dir', dir], env)
+    expect(r.exitCode, String(r.stderr)).toBe(0)
+    const unit = String(r.stdout)
+    expect(unit).toContain(`ExecStart=${process.execPath} ${join(REPO_ROOT, 'cli/bin.mjs')} serve --dir "${dir}" --addr 127.0.0.1:9787\n`)
+    expect(unit).toContain('Restart=on-failure\n')
+    expect(unit).toMatch(/\nWantedBy=default.target$/)
+    const file = join(box.root, 'herdr-bridge.service')
+    writeFileSync(file, unit + '\n')
+    const v = await execa('systemd-analyze', ['verify', file], { reject: false })
+    expect(v.exitCode, String(v.stderr)).toBe(0)
+    expect(String(v.stderr)).toBe('')
+  })
+
+  it('a bad --addr is refused before anything is written', async () => {
+    expectOneLineError(await cli(['service', 'install', '--print', '--addr', 'x'], env), 'bad --addr "x": want host:port, e.g. 127.0.0.1:8787')
+  })
+
+  it('the launchd agent is a valid property list running the same command', () => {
+    const spec = serviceSpec({ addr: '127.0.0.1:9787', dir: join(box.root, 'a&b'), env: { PATH: '/usr/bin:/bin', HOME: '/Users/me' } })
+    const plist = launchdPlist(spec)
+    const parsed = JSON.parse(
+      execFileSync('python3', ['-c', 'import plistlib,sys,json; print(json.dumps(plistlib.loads(sys.stdin.buffer.read())))'], { input: plist }).toString(),
+    )
+    expect(parsed).toEqual({
+      Label: 'dev.herdr-bridge',
+      ProgramArguments: spec.argv,
+      EnvironmentVariables: { PATH: '/usr/bin:/bin' },
+      RunAtLoad: true,
+      KeepAlive: { SuccessfulExit: false },
+      StandardOutPath: '/Users/me/Library/Logs/herdr-bridge.log',
+      StandardErrorPath: '/Users/me/Library/Logs/herdr-bridge.log',
+    })
+    expect(spec.argv.slice(2)).toEqual(['serve', '--dir', join(box.root, 'a&b'), '--addr', '127.0.0.1:9787'])
+  })
+})

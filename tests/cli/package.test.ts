@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { cpSync, existsSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { execa } from 'execa'
+import { createServer, type Server } from 'node:net'
+import { REPO_ROOT } from '../harness/bridge.ts'
+import { cli, expectOneLineError, sandbox, startDaemon, type Daemon } from './helpers.ts'
+
+// Each CLI call is a new node process: on a loaded 2-core machine one can take seconds.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 })
+
+/**
+ * The package as a user gets it: `npm pack`, then `npm install -g` of the tarball into a temp
+ * prefix with production dependencies only, then the installed `bridge` runs with plain node.
+ * The pack runs in a copy of the sources, so rebuilding the web client cannot disturb other
+ * tests reading plugins/web/dist.
+ */
+
+const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8'))
+const box = sandbox('bridge-pack-')
+const src = join(box.root, 'src')
+const prefix = join(box.root, 'prefix')
+const bin = join(prefix, 'bin', 'bridge')
+const pkgDir = join(prefix, 'lib', 'node_modules', 'herdr-bridge')
+let tarball: string
+let files: string[]
+let daemon: Daemon
+
+// npm run under `npm test` passes its own npm_* settings down; the inner npm gets none of them.
+const npmEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')))
+const npm = (args: string[], cwd: string) => execa('npm', args, { cwd, env: npmEnv, extendEnv: false, reject: false, timeout: 600_000 })
+
+beforeAll(async () => {
+  const skip = new Set(['node_modules', '.git', 'dist', '.bench-tmp'])
+  cpSync(REPO_ROOT, src, {
+    recursive: true,
+    filter: (from) => {
+      const rel = relative(REPO_ROOT, from)
+      return !rel.split('/').some((p) => skip.has(p))
+    },
+  })
+  symlinkSync(join(REPO_ROOT, 'node_modules'), join(src, 'node_modules'))
+  const packed = await npm(['pack', '--json', '--pack-destination', box.root], src)
+  expect(packed.exitCode, String(packed.stderr)).toBe(0)
+  const info = JSON.parse(String(packed.stdout).slice(String(packed.stdout).indexOf('[')))
+  tarball = join(box.root, info[0].filename)
+  files = info[0].files.map((f: { path: string }) => f.path)
+  const installed = await npm(['install', '-g', '--prefix', prefix, tarball, '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], box.root)
+  expect(installed.exitCode, String(installed.stderr)).toBe(0)
+  daemon = await startDaemon({ ...box.env, PATH: `${join(prefix, 'bin')}:${process.env.PATH}` }, ['--dir', box.dataDir], bin)
+}, 900_000)
+
+afterAll(async () => {
+  await daemon?.stop()
+  rmSync(box.root, { recursive: true, force: true })
+})
+
+describe('npm pack', () => {
+  it(`is herdr-bridge-${version}.tgz with compiled JavaScript, the web client, README and LICENSE`, () => {
+    expect(tarball.endsWith(`herdr-bridge-${version}.tgz`)).toBe(true)
+    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'cli/bin.mjs', 'dist/cli/main.js', 'dist/core/server.js', 'dist/plugins/web/dist/index.html']))
+    expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([])
+    expect(files.filter((f) => f.startsWith('tests/') || f.startsWith('bench/'))).toEqual([])
+  })
+})
+
+describe('the installed package', () => {
+  it('has no dev dependency: no tsx, no node-pty', () => {
+    const mods = readdirSync(join(pkgDir, 'node_modules'))
+    expect(mods).not.toContain('tsx')
+    expect(mods).not.toContain('node-pty')
+    expect(mods).not.toContain('vite')
+    expect(existsSync(join(prefix, 'bin', 'herdr-bridge'))).toBe(true)
+  })
+
+  it('answers /healthz and serves the web client at /', async () => {
+    const h = await fetch(`${daemon.url}/healthz`)
+    expect(h.status).toBe(200)
+    expect(await h.json()).toEqual({ ok: true })
+    const page = await fetch(`${daemon.url}/`)
+    expect(page.status).toBe(200)
+    const html = await page.text()
+    const script = /<script type="module"[^>]* src="(\/assets\/[^"]+\.js)"/.exec(html)
+    expect(script, html.slice(0, 400)).not.toBeNull()
+    const asset = await fetch(`${daemon.url}${script![1]}`)
+    expect(asset.status).toBe(200)
+    expect(asset.headers.get('content-type')).toBe('text/javascript; charset=utf-8')
+  })
+
+  it('bridge --version', async () => {
+    const r = await cli(['--version'], box.env, bin)
+    expect(String(r.stdout).trim()).toBe(version)
+    const r2 = await cli(['--version'], box.env, join(prefix, 'bin', 'herdr-bridge'))
+    expect(String(r2.stdout).trim()).toBe(version)
+  })
+
+  it('says a busy port in the words of the issue', async () => {
+    const srv: Server = await new Promise((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => resolve(s))
+    })
+    const port = (srv.address() as { port: number }).port
+    try {
+      expectOneLineError(await cli(['serve', '--addr', `127.0.0.1:${port}`], box.env, bin), `127.0.0.1:${port} is already in use — is another bridge running? (\`bridge status\`) Choose another with --addr`)
+    } finally {
+      srv.close()
+    }
+  })
+
+  it('pairs against the installed daemon', async () => {
+    const r = await cli(['pair', '--json', '--addr', `127.0.0.1:${daemon.port}`], box.env, bin)
+    expect(r.exitCode, String(r.stderr)).toBe(0)
+    expect(JSON.parse(String(r.stdout))).toEqual({ url: daemon.url, code: expect.stringMatching(/^[0-9a-f]{8}$/) })
+  })
+})

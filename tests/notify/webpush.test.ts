@@ -1,0 +1,221 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { startBridge, type TestBridge } from '../harness/bridge.ts'
+import type { BusEvent } from '../../core/bus.ts'
+import pairing from '../../plugins/pairing/index.ts'
+import push from '../../plugins/push/index.ts'
+import notifyWebpush, { topicOf } from '../../plugins/notify-webpush/index.ts'
+import { startStandIn, type StandIn } from './stand-in.ts'
+import { browserKeys, checkVapid, decrypt, type BrowserKeys } from './webpush-crypto.ts'
+
+/**
+ * Web Push end to end without Firebase: the real bridge with the push and webpush plugins, a
+ * push-service stand-in on loopback, and the browser's side (decryption, VAPID check) done
+ * from the RFCs with node:crypto.
+ */
+
+let svc: StandIn
+let b: TestBridge
+const events: BusEvent[] = []
+
+beforeAll(async () => {
+  svc = await startStandIn()
+  b = await startBridge({ env: { BRIDGE_WEBPUSH_INSECURE: '1', BRIDGE_WEBPUSH_SUBJECT: 'mailto:ops@example.com' }, user: { plugins: [pairing, push, [notifyWebpush, { backoffMs: [20, 40] }]] } })
+  b.bridge.ctx.bus.subscribe({ deliver: (e) => void events.push(e) })
+})
+afterAll(async () => {
+  await b?.close()
+  await svc?.close()
+})
+
+const status = (pane: string, agent_status: string) =>
+  b.bridge.ctx.bus.publish('multiplexer', 'pane_agent_status_changed', { pane_id: pane, workspace_id: pane.split(':')[0], agent: 'claude', agent_status, session: 'default' })
+
+async function until<T>(what: string, fn: () => T | undefined | false): Promise<T> {
+  const deadline = Date.now() + 20_000
+  for (;;) {
+    const v = fn()
+    if (v) return v
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+async function subscribe(token: string | undefined, path: string): Promise<BrowserKeys & { endpoint: string }> {
+  const keys = browserKeys()
+  const endpoint = `${svc.url}${path}`
+  const r = await b.request('/webpush/subscribe', { method: 'POST', token, json: { endpoint, keys: { p256dh: keys.p256dh, auth: keys.auth }, expirationTime: null } })
+  expect(r.status).toBe(200)
+  expect(await r.json()).toEqual({ ok: true })
+  return { ...keys, endpoint }
+}
+
+const subs = () => JSON.parse(readFileSync(join(b.dataDir, 'webpush-subscriptions.json'), 'utf8')) as { device: string; endpoint: string }[]
+
+describe('web push key and subscriptions', () => {
+  it('makes a VAPID key pair once, keeps it 0600, and serves the public key to devices only', async () => {
+    const file = join(b.dataDir, 'webpush-vapid.json')
+    expect(statSync(file).mode & 0o777).toBe(0o600)
+    const stored = JSON.parse(readFileSync(file, 'utf8'))
+    expect((await b.request('/webpush/key', { token: null })).status).toBe(401)
+    const d = await b.pair('key reader')
+    const r = await b.request('/webpush/key', { token: d.bearer })
+    expect(r.status).toBe(200)
+    const { public_key } = (await r.json()) as { public_key: string }
+    expect(public_key).toBe(stored.public_key)
+    const raw = Buffer.from(public_key, 'base64url')
+    expect(raw.length).toBe(65)
+    expect(raw[0]).toBe(4)
+  })
+
+  it('refuses bad bodies with 400 and one line', async () => {
+    const d = await b.pair('bad bodies')
+    const k = browserKeys()
+    const post = (body: string) => b.request('/webpush/subscribe', { method: 'POST', token: d.bearer, body, headers: { 'content-type': 'application/json' } })
+    const cases: [string, string][] = [
+      ['{not json', 'body is not valid JSON'],
+      [JSON.stringify({ endpoint: `${svc.url}/x` }), 'keys: want a PushSubscription: {endpoint, keys: {p256dh, auth}}'],
+      [JSON.stringify({ endpoint: `${svc.url}/x`, keys: 'k' }), 'keys: want {p256dh, auth}'],
+      [JSON.stringify({ endpoint: `${svc.url}/x`, keys: { p256dh: k.p256dh } }), 'keys.auth: want {p256dh, auth}'],
+      [JSON.stringify({ endpoint: `${svc.url}/x`, keys: { p256dh: k.p256dh.slice(0, 40), auth: k.auth } }), 'keys.p256dh: want 65 bytes as base64url (an uncompressed P-256 key)'],
+      [JSON.stringify({ endpoint: `${svc.url}/x`, keys: { p256dh: k.p256dh, auth: Buffer.alloc(12).toString('base64url') } }), 'keys.auth: want 16 bytes as base64url'],
+      [JSON.stringify({ endpoint: 'not a url', keys: { p256dh: k.p256dh, auth: k.auth } }), 'endpoint: want a URL'],
+      [JSON.stringify({ endpoint: 'ftp://push.example/x', keys: { p256dh: k.p256dh, auth: k.auth } }), 'endpoint: want an https: URL (BRIDGE_WEBPUSH_INSECURE=1 also allows http:)'],
+    ]
+    for (const [body, error] of cases) {
+      const r = await post(body)
+      expect(r.status, body).toBe(400)
+      expect(await r.json(), body).toEqual({ error })
+    }
+    expect((await b.request('/webpush/unsubscribe', { method: 'POST', token: d.bearer, json: {} })).status).toBe(400)
+  })
+
+  it('allows http: endpoints only with BRIDGE_WEBPUSH_INSECURE=1', async () => {
+    const strict = await startBridge({ user: { plugins: [pairing, push, notifyWebpush] } })
+    try {
+      const k = browserKeys()
+      const r = await strict.request('/webpush/subscribe', { method: 'POST', json: { endpoint: `${svc.url}/strict`, keys: { p256dh: k.p256dh, auth: k.auth } } })
+      expect(r.status).toBe(400)
+      expect(await r.json()).toEqual({ error: 'endpoint: want an https: URL (BRIDGE_WEBPUSH_INSECURE=1 also allows http:)' })
+      const ok = await strict.request('/webpush/subscribe', { method: 'POST', json: { endpoint: 'https://push.example/strict', keys: { p256dh: k.p256dh, auth: k.auth } } })
+      expect(ok.status).toBe(200)
+      // The admin token subscribes as the device named `web`.
+      const web = (await (await strict.request('/admin/devices')).json()).devices.find((x: any) => x.name === 'web')
+      expect(JSON.parse(readFileSync(join(strict.dataDir, 'webpush-subscriptions.json'), 'utf8')).map((s: any) => s.device)).toEqual([web.id])
+    } finally {
+      await strict.close()
+    }
+  })
+
+  it('keeps at most 10 subscriptions per device, dropping the oldest', async () => {
+    const d = await b.pair('many browsers')
+    for (let i = 0; i < 12; i++) await subscribe(d.bearer, `/many/${i}`)
+    const mine = subs().filter((s) => s.device === d.id).map((s) => s.endpoint.replace(svc.url, ''))
+    expect(mine).toEqual(Array.from({ length: 10 }, (_, i) => `/many/${i + 2}`))
+    // Unsubscribing removes exactly that one.
+    const r = await b.request('/webpush/unsubscribe', { method: 'POST', token: d.bearer, json: { endpoint: `${svc.url}/many/5` } })
+    expect(await r.json()).toEqual({ ok: true, removed: true })
+    expect(subs().filter((s) => s.device === d.id)).toHaveLength(9)
+    await b.request('/admin/devices/revoke', { method: 'POST', json: { id: d.id } })
+    await until('revoked subscriptions removed', () => !subs().some((s) => s.device === d.id))
+  })
+})
+
+describe('web push delivery', () => {
+  it('delivers an encrypted alert that decrypts to the payload, signed with the VAPID key, then the dismissal', async () => {
+    const d = await b.pair('browser')
+    const keys = await subscribe(d.bearer, '/push/alert')
+    const { public_key } = (await (await b.request('/webpush/key', { token: d.bearer })).json()) as { public_key: string }
+    const sid = b.bridge.ctx.config.server_id
+    const name = b.bridge.ctx.config.server_name
+    const before = svc.received.length
+
+    status('w1:p1', 'working')
+    status('w1:p1', 'blocked')
+    const req = await svc.waitFor((r) => r.path === '/push/alert')
+    expect(svc.received.indexOf(req)).toBeGreaterThanOrEqual(before)
+    expect(req.method).toBe('POST')
+    expect(req.headers['content-encoding']).toBe('aes128gcm')
+    expect(req.headers.ttl).toBe('3600')
+    expect(req.headers.urgency).toBe('high')
+    expect(req.headers.topic).toBe(topicOf(`${sid}/w1:p1`))
+    expect(req.headers.topic).toMatch(/^[A-Za-z0-9_-]{1,32}$/)
+    const vapid = checkVapid(req.headers.authorization)
+    expect(vapid.k).toBe(public_key)
+    expect(vapid.header).toEqual({ typ: 'JWT', alg: 'ES256' })
+    expect(vapid.claims.aud).toBe(svc.url)
+    expect(vapid.claims.sub).toBe('mailto:ops@example.com')
+    expect(vapid.claims.exp).toBeGreaterThan(Date.now() / 1000)
+    expect(JSON.parse(decrypt(req.body, keys))).toEqual({
+      type: 'alert',
+      tag: `${sid}/w1:p1`,
+      title: `${name} · w1:p1`,
+      body: 'Needs you',
+      status: 'blocked',
+      pane: 'w1:p1',
+      agent: '',
+      server_id: sid,
+      url: `/#/open/${sid}/w1%3Ap1`,
+    })
+    const sent = await until('push_sent', () => events.find((e) => e.type === 'push_sent' && e.payload.agent === 'w1:p1'))
+    expect(sent.payload).toMatchObject({ sent: 1, total: 1 })
+
+    status('w1:p1', 'working')
+    const dis = await svc.waitFor((r) => r.path === '/push/alert' && r !== req)
+    expect(dis.headers.topic).toBe(topicOf(`${sid}/w1:p1`))
+    expect(JSON.parse(decrypt(dis.body, keys))).toEqual({ type: 'dismiss', tag: `${sid}/w1:p1`, server_id: sid, pane: 'w1:p1' })
+    await until('cleared', () => events.find((e) => e.type === 'notification_cleared' && e.payload.pane === 'w1:p1'))
+
+    // A done alert lives 10 minutes at normal urgency.
+    status('w1:p1', 'done')
+    const done = await svc.waitFor((r) => r.path === '/push/alert' && r !== req && r !== dis)
+    expect([done.headers.ttl, done.headers.urgency]).toEqual(['600', 'normal'])
+    expect(JSON.parse(decrypt(done.body, keys))).toMatchObject({ type: 'alert', status: 'done', body: 'Finished' })
+    await b.request('/webpush/unsubscribe', { method: 'POST', token: d.bearer, json: { endpoint: keys.endpoint } })
+  })
+
+  it('removes a subscription the push service answers 410 for, and retries a 503', async () => {
+    const d = await b.pair('gone browser')
+    const gone = await subscribe(d.bearer, '/push/gone')
+    const flaky = await subscribe(d.bearer, '/push/flaky')
+    svc.answer('/push/gone', 410)
+    svc.answer('/push/flaky', 503, 201)
+    status('w2:p1', 'blocked')
+    const sent = await until('push_sent', () => events.find((e) => e.type === 'push_sent' && e.payload.agent === 'w2:p1'))
+    expect(sent.payload).toMatchObject({ sent: 1, total: 2 })
+    expect(svc.received.filter((r) => r.path === '/push/gone')).toHaveLength(1)
+    expect(svc.received.filter((r) => r.path === '/push/flaky')).toHaveLength(2)
+    expect(subs().map((s) => s.endpoint)).not.toContain(gone.endpoint)
+    expect(subs().map((s) => s.endpoint)).toContain(flaky.endpoint)
+    await b.request('/admin/devices/revoke', { method: 'POST', json: { id: d.id } })
+    await until('revoked', () => !subs().some((s) => s.endpoint === flaky.endpoint))
+  })
+
+  it('skips a device that muted the pane until it unmutes', async () => {
+    const quiet = await b.pair('quiet')
+    const loud = await b.pair('loud')
+    await subscribe(quiet.bearer, '/push/quiet')
+    await subscribe(loud.bearer, '/push/loud')
+    const m = await b.request('/notify/mute', { method: 'POST', token: quiet.bearer, json: { pane: 'w3:p1' } })
+    expect(m.status).toBe(200)
+    expect(await m.json()).toEqual({ ok: true, pane: 'w3:p1', until: null })
+    expect(await (await b.request('/notify/mutes', { token: quiet.bearer })).json()).toEqual({ mutes: { 'w3:p1': 0 } })
+    const past = await b.request('/notify/mute', { method: 'POST', token: quiet.bearer, json: { pane: 'w3:p1', until: 1000 } })
+    expect([past.status, await past.json()]).toEqual([400, { error: 'until: that time has passed' }])
+    const bad = await b.request('/notify/mute', { method: 'POST', token: quiet.bearer, json: { until: 'soon' } })
+    expect(bad.status).toBe(400)
+
+    status('w3:p1', 'blocked')
+    await until('push_sent', () => events.find((e) => e.type === 'push_sent' && e.payload.agent === 'w3:p1'))
+    await b.bridge.state(notifyWebpush)!.idle()
+    expect(svc.received.filter((r) => r.path === '/push/loud')).toHaveLength(1)
+    expect(svc.received.filter((r) => r.path === '/push/quiet')).toHaveLength(0)
+
+    const u = await b.request('/notify/unmute', { method: 'POST', token: quiet.bearer, json: { pane: 'w3:p1' } })
+    expect(await u.json()).toEqual({ ok: true, pane: 'w3:p1', was_muted: true })
+    status('w3:p1', 'done')
+    await svc.waitFor((r) => r.path === '/push/quiet')
+    for (const d of [quiet, loud]) await b.request('/admin/devices/revoke', { method: 'POST', json: { id: d.id } })
+  })
+})

@@ -1,0 +1,118 @@
+// The web client tells the user why it has nothing to show, in states they can act on: the
+// bridge unreachable, its token refused, herdr not reachable (with the bridge's own reason); a
+// normal load is clean; "Enable alerts" when alerts can be delivered; the agent view's
+// badge follows the card after an approve. Headless Chromium against real bridges.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ConsoleMessage, Page, Response } from 'playwright-core'
+import { startStack, type Stack } from '../harness/stack.ts'
+import { startBridge, type TestBridge } from '../harness/bridge.ts'
+import { ensureBuilt, launch, type Browser } from './browser.ts'
+
+let stack: Stack
+let lonely: TestBridge
+let browser: Browser
+let page: Page
+let blocked: string
+const errors: string[] = []
+const failures: string[] = []
+
+/** Opens `origin`'s web app as a browser that already stored `bridges` (what pairing stores). */
+async function openWith(origin: string, bridges: Array<{ url: string; bearer: string; name?: string }>): Promise<void> {
+  await page.goto(origin + '/#/')
+  const saved = bridges.map((b, i) => ({ key: `b${i + 1}`, url: b.url, bearer: b.bearer, name: b.name ?? 'test bridge', server_id: '', device_id: '' }))
+  await page.evaluate((list) => localStorage.setItem('herdr-bridge.bridges.v1', JSON.stringify(list)), saved)
+  // Leave first, so nothing the previous page had in flight is counted against this load.
+  await page.goto('about:blank')
+  errors.length = 0
+  failures.length = 0
+  await page.goto(origin + '/#/')
+}
+
+beforeAll(async () => {
+  ensureBuilt()
+  stack = await startStack()
+  blocked = (await stack.sim.request('sim.create_agent_pane', { kind: 'claude', cwd: stack.home, label: 'api', script: { start: 'permission', work_ms: 300, default_reply: 'All tests pass.' } })).pane.pane_id
+  // A bridge with no herdr anywhere near it.
+  lonely = await startBridge()
+  browser = await launch()
+  page = browser.page
+  page.on('console', (m: ConsoleMessage) => m.type() === 'error' && errors.push(m.text()))
+  page.on('requestfailed', (r) => failures.push(`${r.method()} ${r.url()} ${r.failure()?.errorText}`))
+  page.on('response', (r: Response) => r.status() >= 400 && failures.push(`${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`))
+})
+
+afterAll(async () => {
+  await browser?.close()
+  await lonely?.close()
+  await stack?.close()
+})
+
+describe('web client states', () => {
+  it('a normal load goes live and fails no request other than the push-config probe; Enable alerts because the bridge serves a Web Push key', async () => {
+    const device = await stack.bridge.pair('states browser')
+    await openWith(stack.bridge.url, [{ url: stack.bridge.url, bearer: device.bearer }])
+    await page.locator('.conn-live').waitFor()
+    await page.locator(`.agent-row[data-pane="${blocked}"]`).waitFor()
+    // Alerts can be delivered (GET /webpush/key answers), so the control is there.
+    await page.getByRole('button', { name: 'Enable alerts' }).waitFor()
+    await page.waitForLoadState('networkidle')
+    // /push-config answers 404 when no Firebase web config is set up (its contract with mobile
+    // clients); that one probe is the only request allowed to fail.
+    expect(failures).toEqual(['GET /push-config 404'])
+    expect(errors.filter((e) => !/status of 404/.test(e))).toEqual([])
+    expect(await page.locator('[data-state]').count()).toBe(0)
+  })
+
+  it('a bridge that does not answer: says so, names the address, offers Retry', async () => {
+    await openWith(stack.bridge.url, [{ url: 'http://127.0.0.1:9', bearer: 'a'.repeat(64), name: 'gone' }])
+    const state = page.locator('[data-state="offline"]')
+    await state.waitFor()
+    expect(await state.locator('p').first().textContent()).toBe('cannot reach http://127.0.0.1:9: is the bridge running, and is this address reachable from this device?')
+    expect(await page.locator('.conn').textContent()).toBe('unreachable')
+    await state.getByRole('button', { name: 'Retry now' }).click()
+    await page.locator('[data-state="offline"]').waitFor()
+  })
+
+  it('a refused token: says the device is no longer paired and links to pairing', async () => {
+    await openWith(stack.bridge.url, [{ url: stack.bridge.url, bearer: 'f'.repeat(64) }])
+    const state = page.locator('[data-state="unpaired"]')
+    await state.waitFor()
+    expect(await state.locator('p').textContent()).toBe("The bridge refused this device's token: it was revoked, or the bridge's data was reset.")
+    expect(await page.locator('.conn').textContent()).toBe('not paired')
+    await state.getByRole('link', { name: 'Pair again' }).click()
+    await page.getByRole('heading', { name: 'Pair with a bridge' }).waitFor()
+  })
+
+  it("a bridge up without herdr: shows the bridge's own reason instead of connecting forever", async () => {
+    const device = await lonely.pair('states browser')
+    await openWith(lonely.url, [{ url: lonely.url, bearer: device.bearer }])
+    const state = page.locator('[data-state="no-herdr"]')
+    await state.waitFor()
+    const text = (await state.locator('p').first().textContent())!
+    expect(text).toMatch(/^the bridge is up but reaches no herdr session: cannot reach herdr at \/\S+herdr\.sock: ENOENT; start herdr on this machine \(or point the bridge at it\) and this clears by itself$/)
+    expect(await page.locator('.conn').textContent()).toBe('no herdr')
+  })
+
+  it('after an approve the badge follows the card at once, never contradicting it', async () => {
+    const device = await stack.bridge.pair('states browser 2')
+    await openWith(stack.bridge.url, [{ url: stack.bridge.url, bearer: device.bearer }])
+    await page.goto(`${stack.bridge.url}/#/agent/b1/${encodeURIComponent(blocked)}/card`)
+    const yes = page.locator('button.option[data-default="true"]')
+    await yes.waitFor()
+    expect(await page.locator('.agent-head .badge').textContent()).toBe('blocked')
+    await yes.click()
+    // Each card load carries the pane's status: whenever the options are gone, the badge is not "blocked",
+    // and whenever it says "blocked", the options are there.
+    const deadline = Date.now() + 20_000
+    let settled = false
+    while (Date.now() < deadline && !settled) {
+      const seen = await page.evaluate(() => ({ badge: document.querySelector('.agent-head .badge')?.textContent ?? '', options: document.querySelectorAll('button.option').length }))
+      if (seen.options === 0) {
+        expect(seen.badge).not.toBe('blocked')
+        settled = seen.badge === 'idle' || seen.badge === 'done'
+      }
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    expect(settled).toBe(true)
+  })
+})
