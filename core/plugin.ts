@@ -85,6 +85,8 @@ export interface WsRouteDef<S = unknown, A = any, Q = any> {
   path: string
   auth: AuthLevel
   queryToken?: boolean
+  /** Negotiate `permessage-deflate` (large JSON frames); terminal byte streams leave it off. */
+  deflate?: boolean
   describe?: string
   /** Query parameters, checked after auth; a failure refuses the upgrade with 400. Listed in the API document. */
   query?: GenericSchema<any, Q>

@@ -8,6 +8,7 @@ import { loadPlugins, setupPlugins, type LoadedPlugins } from './loader.ts'
 import type { PluginContext, PluginDef, ServerInfo } from './plugin.ts'
 import { createCors } from './cors.ts'
 import { text } from './respond.ts'
+import { compressResponse } from './compress.ts'
 import { createBus, type Bus } from './bus.ts'
 import { createHerdr, type Herdr } from './herdr/index.ts'
 import { startIngest, type Ingest, type IngestOptions } from './herdr/ingest.ts'
@@ -100,7 +101,7 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
     const host = request.headers.get('host')
     if (!hosts.allows(host)) return text(hosts.refusal(host!), 421)
     const pre = cors.preflight(request)
-    const res = pre ?? cors.decorate(request, await app.fetch(request))
+    const res = pre ?? (await compressResponse(request, cors.decorate(request, await app.fetch(request))))
     log.debug(`${request.method} ${new URL(request.url).pathname} → ${res.status} in ${(performance.now() - started).toFixed(1)} ms`)
     return res
   }

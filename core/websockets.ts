@@ -1,3 +1,4 @@
+import { wsDeflateFor } from './compress.ts'
 import crossws from 'crossws/adapters/node'
 import type { Peer } from 'crossws'
 import type { ConsolaInstance } from 'consola'
@@ -49,7 +50,7 @@ export function createWebSockets(loaded: LoadedPlugins, deps: WsDeps) {
             if (accepted instanceof Response) return accepted
             // Revoked while `accept` awaited (a pane lookup): the credential no longer holds.
             if (ticket?.revoked) return unauthorized()
-            return { context: { ws: { auth, url, ctx: rctx, state, accepted } satisfies WsContext } }
+            return { context: { ws: { auth, url, ctx: rctx, state, accepted } satisfies WsContext }, perMessageDeflate: wsDeflateFor(route) }
           } catch (err) {
             return errorToResponse(err, 'text', log, `WS ${url.pathname}`)
           } finally {

@@ -1,7 +1,7 @@
 import type { Peer } from 'crossws'
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeWebSocket } from '../../core/plugin.ts'
-import { buildSnapshot } from '../../lib/snapshot.ts'
+import { acquireLiveSnapshot, type LiveSnapshot } from '../../lib/live-snapshot.ts'
 import { text } from '../../core/respond.ts'
 import { openEventStream, DEFAULT_STREAM, type EventStream, type StreamOptions } from './stream.ts'
 
@@ -21,15 +21,18 @@ export interface EventsOptions extends Partial<StreamOptions> {
 interface EventsState {
   options: StreamOptions & { enabled: boolean }
   peers: Set<Peer>
+  /** The snapshot frame comes from the same live model as GET /snapshot. */
+  live: LiveSnapshot
+  release(): void
 }
 const socket = defineBridgeWebSocket.with<EventsState>()
 const streams = new WeakMap<object, EventStream>()
 
 export default defineBridgePlugin({
   name: 'events',
-  setup: (_ctx, options: EventsOptions = {}): EventsState => ({ options: { ...DEFAULT_STREAM, enabled: true, ...options }, peers: new Set() }),
+  setup: (ctx, options: EventsOptions = {}): EventsState => ({ options: { ...DEFAULT_STREAM, enabled: true, ...options }, peers: new Set(), ...acquireLiveSnapshot(ctx) }),
   // Spec 3 §7: teardown closes with 1000 or 4000; the core's generic 1001 would come later.
-  dispose({ peers }) {
+  dispose({ peers, release }) {
     for (const peer of peers) {
       streams.get(peer)?.stop()
       try {
@@ -39,10 +42,12 @@ export default defineBridgePlugin({
       }
     }
     peers.clear()
+    release()
   },
   websockets: [
     socket({
       path: '/events',
+      deflate: true,
       auth: 'device',
       queryToken: true,
       describe: 'Snapshot then live deltas from herdr and the bridge',
@@ -66,7 +71,7 @@ export default defineBridgePlugin({
           {
             bus: ctx.bus,
             now: ctx.now,
-            snapshot: async () => ({ result: { snapshot: await buildSnapshot(ctx, { home: ctx.home }) } }),
+            snapshot: async () => ({ result: { snapshot: await state.live.get() } }),
             onError: (err) => ctx.log.debug(`events: snapshot failed: ${(err as Error)?.message ?? err}`),
           },
           state.options,

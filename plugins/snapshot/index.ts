@@ -1,11 +1,18 @@
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
-import { buildSnapshot } from '../../lib/snapshot.ts'
+import { acquireLiveSnapshot, type LiveSnapshot } from '../../lib/live-snapshot.ts'
 
 /**
- * The merged state of every herdr session.
+ * The merged state of every herdr session, answered from the live model (lib/live-snapshot.ts).
  *   GET /snapshot   device → {result: {snapshot}}; 502 when no session answers
+ *
+ * Options (bridge.config.ts `[snapshot, {...}]`): `reconcileMs` (default 5000), the longest a
+ * change herdr made without an event stays unseen.
  */
+export interface SnapshotOptions {
+  reconcileMs?: number
+}
+
 const int = v.pipe(v.number(), v.integer())
 const str = v.optional(v.string())
 /** An element of a herdr array (pane, tab, workspace, layout): herdr's fields verbatim plus `session`. */
@@ -40,17 +47,21 @@ export const snapshotSchema = v.looseObject({
   focused_pane_id: v.optional(v.nullable(v.string())),
 })
 
+const route = defineBridgeRoute.with<{ live: LiveSnapshot; release(): void }>()
+
 export default defineBridgePlugin({
   name: 'snapshot',
+  setup: (ctx, options: SnapshotOptions = {}): { live: LiveSnapshot; release(): void } => acquireLiveSnapshot(ctx, { reconcileMs: options.reconcileMs }),
+  dispose: ({ release }) => release(),
   routes: [
-    defineBridgeRoute({
+    route({
       method: 'GET',
       path: '/snapshot',
       auth: 'device',
       describe: 'Merged snapshot of all herdr sessions, agents ranked for attention',
       response: v.object({ result: v.object({ snapshot: snapshotSchema }) }),
-      async handler({ ctx }) {
-        return { result: { snapshot: await buildSnapshot(ctx) } }
+      async handler({ state }) {
+        return { result: { snapshot: await state.live.get() } }
       },
     }),
   ],

@@ -10,6 +10,7 @@
  * come from the same capability (lib/snapshot.ts).
  */
 import type { Peer } from 'crossws'
+import { join } from 'node:path'
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeWebSocket, type PluginContext } from '../../core/plugin.ts'
 import { streamsTranscript } from '../../core/agent-kinds.ts'
@@ -17,12 +18,14 @@ import { text } from '../../core/respond.ts'
 import type { AgentInfo } from '../../core/herdr/index.ts'
 import { sessionValue, type Located, type TranscriptReader } from '../../lib/transcript/locate.ts'
 import { createTranscriptStream, type Source } from './stream.ts'
+import { forgetTranscripts } from './transcript-file.ts'
 
 interface Accepted extends Source {
   pane: string
   subagent?: { id: string; path: string }
   relocate: () => Promise<Source | null>
   log: PluginContext['log']
+  indexDir: string
 }
 
 const notFound = (reason: string) => text(reason.slice(0, 300), 404)
@@ -64,9 +67,12 @@ const streams = new WeakMap<Peer, ReturnType<typeof createTranscriptStream>>()
 
 export default defineBridgePlugin({
   name: 'transcript',
+  // Indexes in memory belong to this bridge; the stored ones let the next start skip the count.
+  dispose: () => forgetTranscripts(),
   websockets: [
     defineBridgeWebSocket({
       path: '/agent-transcript',
+      deflate: true,
       auth: 'device',
       queryToken: true,
       describe: 'Structured transcript of an agent pane: hello, newest page, live tail, load_older paging',
@@ -101,6 +107,7 @@ export default defineBridgePlugin({
             return typeof next === 'string' ? null : next
           },
           log: ctx.log,
+          indexDir: join(ctx.config.data_dir, 'transcript-index'),
         }
         if (sub !== '') {
           const hit = await subagentOf(source.reader, source.session, sub)

@@ -31,6 +31,8 @@ export interface StreamOptions extends Source {
   /** The pane's current source, or null when it cannot be opened now (rotation check). */
   relocate?(): Promise<Source | null>
   onError?(err: unknown): void
+  /** Directory where line indexes of large files are kept across restarts. */
+  indexDir?: string
 }
 
 export interface LoadOlder {
@@ -83,6 +85,7 @@ export function createTranscriptStream(opts: StreamOptions) {
   }
 
   const filePath = () => opts.subagent?.path ?? source.session.path
+  const store = opts.indexDir ? { dir: opts.indexDir, onError: opts.onError } : undefined
 
   async function roster(): Promise<RosterRow[] | null> {
     if (!source.reader.roster) return []
@@ -97,7 +100,7 @@ export function createTranscriptStream(opts: StreamOptions) {
 
   /** A JSONL reader's file is indexed here; a store-backed reader opens its own source. */
   const openFile = (): TranscriptSource =>
-    source.reader.open ? source.reader.open(source.session, filePath()) : openTranscript(filePath(), source.reader.normalize!, source.kind, source.reader.count)
+    source.reader.open ? source.reader.open(source.session, filePath()) : openTranscript(filePath(), source.reader.normalize!, source.kind, source.reader.count, store)
 
   async function openSession(): Promise<void> {
     file = openFile()

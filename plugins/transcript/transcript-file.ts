@@ -5,6 +5,7 @@
  */
 import { open, stat, type FileHandle } from 'node:fs/promises'
 import { scanLines } from '../../lib/transcript/lines.ts'
+import { identify, loadIndex, saveIndex, type FileIdentity } from '../../lib/transcript/index-store.ts'
 import type { Entry, RawEntry } from '../../lib/transcript/entry.ts'
 import { createCache } from '../../lib/cache.ts'
 
@@ -17,6 +18,15 @@ export const MAX_LINE = 8 << 20
 /** Byte span merged into one read when paging. */
 const SPAN = 4 << 20
 const GAP = 64 << 10
+/** Files smaller than this are indexed again on every open; persisting them costs more than it saves. */
+const PERSIST_MIN = 1 << 20
+
+/** Where a file's index is kept across restarts, and the reader it counts for (kinds count differently). */
+export interface IndexStore {
+  dir: string
+  key: string
+  onError?(err: unknown): void
+}
 
 export class TranscriptFile {
   /** seq of the entry before the first indexed one (grows when the file is truncated). */
@@ -27,15 +37,20 @@ export class TranscriptFile {
   /** Identity of the indexed file: inode and birth time (a recreated file often gets the inode back). */
   private ino: string | undefined
   private n = 0
-  private offs = new Float64Array(1024)
-  private lens = new Float64Array(1024)
-  private cum = new Float64Array(1024)
+  // 16 bytes a line: a 1 GB transcript of a million lines keeps 16 MB here.
+  private offs: Float64Array = new Float64Array(1024)
+  private lens: Uint32Array = new Uint32Array(1024)
+  private cum: Uint32Array = new Uint32Array(1024)
   private refreshing: Promise<void> | null = null
+  /** Identity of the file as stored (set once the store was consulted), and how far it was saved. */
+  private stored: FileIdentity | null = null
+  private savedAt = 0
 
   constructor(
     readonly path: string,
     private readonly normalize: Normalizer,
     private readonly counter?: Counter,
+    private readonly store?: IndexStore,
   ) {}
 
   /** seq of the newest entry; equals the entry count when the file was never truncated. */
@@ -73,15 +88,47 @@ export class TranscriptFile {
       this.count = 0
       this.n = 0
       this.indexed = 0
+      this.stored = null
+      this.savedAt = 0
     }
     this.ino = ino
     if (st.size <= this.indexed) return
     const fh = await open(this.path, 'r')
     try {
+      if (this.store && !this.stored && st.size >= PERSIST_MIN) {
+        if (this.n === 0 && this.indexed === 0) await this.restore(fh, st)
+        else this.stored = await identify(fh, st)
+      }
       await this.scan(fh, st.size)
     } finally {
       await fh.close()
     }
+    this.persist()
+  }
+
+  /** Adopts the stored index of this file, when there is a valid one. */
+  private async restore(fh: FileHandle, st: import('node:fs').Stats): Promise<void> {
+    const id = await identify(fh, st)
+    this.stored = id
+    const image = await loadIndex(this.store!.dir, this.store!.key, id, fh, st.size).catch(() => null)
+    if (!image) return
+    this.offs = image.offs
+    this.lens = image.lens
+    this.cum = image.cum
+    this.n = image.n
+    this.count = image.count
+    this.indexed = image.indexed
+    this.savedAt = image.indexed
+  }
+
+  /** Saves the index in the background once enough was added since the last save. */
+  private persist(): void {
+    const id = this.stored
+    if (!this.store || !id || this.indexed < PERSIST_MIN) return
+    if (this.indexed - this.savedAt < Math.max(PERSIST_MIN, this.savedAt / 10)) return
+    this.savedAt = this.indexed
+    const { dir, key, onError } = this.store
+    saveIndex(dir, key, id, { indexed: this.indexed, count: this.count, n: this.n, offs: this.offs, lens: this.lens, cum: this.cum }).catch((err) => onError?.(err))
   }
 
   private async scan(fh: FileHandle, size: number): Promise<void> {
@@ -102,8 +149,8 @@ export class TranscriptFile {
 
   private push(off: number, len: number, k: number): void {
     if (this.n === this.offs.length) {
-      const grow = (a: Float64Array) => {
-        const b = new Float64Array(a.length * 2)
+      const grow = <T extends Float64Array | Uint32Array>(a: T): T => {
+        const b = new (a.constructor as new (n: number) => T)(a.length * 2)
         b.set(a)
         return b
       }
@@ -112,7 +159,7 @@ export class TranscriptFile {
       this.cum = grow(this.cum)
     }
     this.offs[this.n] = off
-    this.lens[this.n] = len
+    this.lens[this.n] = Math.min(len, 0xffffffff)
     this.cum[this.n] = this.count
     this.n++
     this.count += k
@@ -182,8 +229,16 @@ export class TranscriptFile {
 const CACHE_MAX = 16
 const cache = createCache<string, TranscriptFile>({ max: CACHE_MAX })
 
-/** One shared index per file and reader, so reconnects and parallel streams skip the indexing pass. */
-export function openTranscript(path: string, normalize: Normalizer, key = '', count?: Counter): TranscriptFile {
-  const id = `${key}\0${path}`
-  return cache.get(id) ?? cache.set(id, new TranscriptFile(path, normalize, count))
+/**
+ * One shared index per file and reader, so reconnects and parallel streams skip the indexing
+ * pass; with `indexDir` the index also outlives the process.
+ */
+export function openTranscript(path: string, normalize: Normalizer, key = '', count?: Counter, store?: { dir: string; onError?(err: unknown): void }): TranscriptFile {
+  const id = `${key}\0${path}\0${store?.dir ?? ''}`
+  return cache.get(id) ?? cache.set(id, new TranscriptFile(path, normalize, count, store && { ...store, key }))
+}
+
+/** Drops every in-memory index (the bridge shutting down); stored ones stay on disk. */
+export function forgetTranscripts(): void {
+  cache.clear()
 }

@@ -4,6 +4,8 @@ import { randomBytes } from 'node:crypto'
 
 export interface RawFrame {
   op: number
+  /** Set on the first frame of a permessage-deflate compressed message. */
+  rsv1: boolean
   payload: Buffer
 }
 
@@ -27,7 +29,7 @@ export function takeFrames(buf: Buffer): { frames: RawFrame[]; rest: Buffer } {
       off = 10
     }
     if (buf.length < off + len) break
-    frames.push({ op: buf[0] & 0x0f, payload: buf.subarray(off, off + len) })
+    frames.push({ op: buf[0] & 0x0f, rsv1: (buf[0] & 0x40) !== 0, payload: buf.subarray(off, off + len) })
     buf = buf.subarray(off + len)
   }
   return { frames, rest: buf }
@@ -37,7 +39,7 @@ export function takeFrames(buf: Buffer): { frames: RawFrame[]; rest: Buffer } {
 export const closeCodeOf = (payload: Buffer) => (payload.length >= 2 ? payload.readUInt16BE(0) : 1005)
 
 /** A TCP connection to `url` with a WebSocket upgrade request written; the answer is the caller's to read. */
-export async function rawUpgrade(url: string): Promise<Socket> {
+export async function rawUpgrade(url: string, headers: Record<string, string> = {}): Promise<Socket> {
   const u = new URL(url)
   const sock = connect(Number(u.port), u.hostname)
   await new Promise<void>((r, j) => {
@@ -46,7 +48,11 @@ export async function rawUpgrade(url: string): Promise<Socket> {
   })
   sock.write(
     `GET ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
-      `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+      `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n` +
+      Object.entries(headers)
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('') +
+      '\r\n',
   )
   return sock
 }

@@ -129,6 +129,8 @@ export class SessionState {
   readonly hub = new EventHub()
   /** Whether the (imaginary) outer terminal has focus; false makes completions land as `done`. */
   clientFocused = true
+  /** Events still to be swallowed (`sim.drop_events`): herdr losing events; `type` null is any. */
+  dropEvents: { count: number; type: string | null } = { count: 0, type: null }
   private lastFocusPair = ''
   /** Hooks other modules attach to (agent bookkeeping on exit, stream teardown). */
   readonly paneExitHooks: Array<(pane: Pane) => void> = []
@@ -418,6 +420,10 @@ export class SessionState {
   }
 
   publish(type: string, data: Record<string, unknown>): void {
+    if (this.dropEvents.count > 0 && (this.dropEvents.type === null || this.dropEvents.type === type)) {
+      this.dropEvents.count -= 1
+      return
+    }
     this.hub.publish(type, data)
   }
 

@@ -46,7 +46,7 @@ export const simMethods: MethodTable = {
     const pane = paneOrThrow(s, p.pane_id)
     const agent: string = p.agent ?? pane.agentLabel ?? 'sim-agent'
     if (p.category !== undefined) pane.blockCategory = p.category || undefined
-    reportAgent(s, pane, { source: p.source ?? 'custom:sim', agent, state: p.state as AgentState })
+    reportAgent(s, pane, { source: p.source ?? 'custom:sim', agent, state: p.state as AgentState, agentSessionId: p.agent_session_id ?? undefined })
     if (p.seen !== undefined) pane.seen = p.seen === true
     if (p.title !== undefined || p.display_agent !== undefined || p.state_labels !== undefined) {
       setPresentation(s, pane, { title: p.title, displayAgent: p.display_agent, stateLabels: p.state_labels })
@@ -70,6 +70,14 @@ export const simMethods: MethodTable = {
   'sim.set_client_focus': (p, { s }) => {
     need(typeof p.focused === 'boolean', 'missing field `focused`')
     s.clientFocused = p.focused
+    return ok()
+  },
+
+  /** The next `count` events (of `type`, e.g. `pane_agent_status_changed`, when given) are never published. */
+  'sim.drop_events': (p, { s }) => {
+    need(Number.isInteger(p.count) && p.count >= 0, 'count must be a non-negative integer')
+    need(p.type === undefined || typeof p.type === 'string', 'type must be a string')
+    s.dropEvents = { count: p.count, type: p.type ?? null }
     return ok()
   },
 

@@ -1,0 +1,244 @@
+/**
+ * The live snapshot: every session's workspaces, tabs, panes and agents kept in memory, fed by
+ * the bus events the ingest publishes, so `/snapshot` and the `/events` snapshot frame answer
+ * without a herdr round trip.
+ *
+ * Status changes (the hot path) are applied in place. Any other multiplexer event of a session,
+ * and its (re)connect, resync or disconnect, marks that session stale: the next read waits for a
+ * fresh `session.snapshot`. Because bus subscribers run in publish order and this one applies
+ * synchronously, a read that starts after an event with seq S reflects S. A background
+ * reconcile every `reconcileMs` (while someone reads) catches what no event announced. A session
+ * whose ingest is not connected is always read fresh. Branch and `last_activity_ts` are added per
+ * read from the caches of lib/snapshot.ts, which check file signatures as before.
+ */
+import type { PluginContext } from '../core/plugin.ts'
+import type { BusEvent } from '../core/bus.ts'
+import { HerdrError } from '../core/herdr/index.ts'
+import { enrichAgents, mergeSnapshots, sessionSnapshot } from './snapshot.ts'
+
+export interface LiveSnapshotOptions {
+  /** Longest time a change herdr made without an event stays unseen; default 5 s. */
+  reconcileMs?: number
+}
+
+export interface LiveSnapshot {
+  /** The merged, enriched snapshot (same shape as `buildSnapshot`). */
+  get(): Promise<Record<string, any>>
+  stop(): void
+}
+
+type Ctx = Pick<PluginContext, 'herdr' | 'agentKinds' | 'bus' | 'now'> & { home?: string }
+
+const ARRAYS = ['agents', 'panes', 'tabs', 'workspaces', 'layouts'] as const
+
+interface SessionModel {
+  /** One session's snapshot, ids qualified and elements labelled (mergeSnapshots of one part). */
+  part: Record<string, any> | null
+  /** Index of qualified pane id → position in part.agents / part.panes. */
+  agentAt: Map<string, number>
+  paneAt: Map<string, number>
+  /** Bumped by every change the model could not apply. */
+  gen: number
+  /** The gen the held part is complete for. */
+  cleanGen: number
+  fetchedAt: number
+  fetching: Promise<void> | null
+  fetchGen: number
+  /** Status changes applied while a fetch was in flight; replayed onto its result. */
+  journal: Record<string, any>[] | null
+  maxSeq: number
+}
+
+const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v)
+
+export function createLiveSnapshot(ctx: Ctx, opts: LiveSnapshotOptions = {}): LiveSnapshot {
+  const reconcileMs = opts.reconcileMs ?? 5000
+  const models = new Map<string, SessionModel>()
+  let lastRead = 0
+  let stopped = false
+
+  const model = (s: string): SessionModel => {
+    let m = models.get(s)
+    if (!m) {
+      m = { part: null, agentAt: new Map(), paneAt: new Map(), gen: 1, cleanGen: 0, fetchedAt: 0, fetching: null, fetchGen: 0, journal: null, maxSeq: 0 }
+      models.set(s, m)
+    }
+    return m
+  }
+
+  /** Sessions whose ingest subscription is up, from its own announcements (no feed, no trust). */
+  const connected = new Set<string>()
+  const fed = (s: string): boolean => connected.has(s)
+
+  const index = (m: SessionModel) => {
+    m.agentAt.clear()
+    m.paneAt.clear()
+    m.maxSeq = 0
+    const agents: any[] = m.part?.agents ?? []
+    const panes: any[] = m.part?.panes ?? []
+    agents.forEach((a, i) => {
+      if (a && typeof a.pane_id === 'string') m.agentAt.set(a.pane_id, i)
+      if (isInt(a?.state_change_seq) && a.state_change_seq > m.maxSeq) m.maxSeq = a.state_change_seq
+    })
+    panes.forEach((p, i) => p && typeof p.pane_id === 'string' && m.paneAt.set(p.pane_id, i))
+  }
+
+  /** A status change; false when the model cannot express it (a new agent, say). */
+  const applyStatus = (m: SessionModel, p: Record<string, any>): boolean => {
+    if (!m.part) return false
+    const i = m.agentAt.get(p.pane_id)
+    if (i === undefined || typeof p.agent_status !== 'string') return false
+    // Copy on write: a read in flight keeps the objects it took.
+    const agents = m.part.agents as any[]
+    const a = agents[i]
+    if (p.agent && a.agent && p.agent !== a.agent) return false
+    if (a.agent_status !== p.agent_status) {
+      // herdr stamps each transition with its next global seq; the reconcile brings the real one.
+      agents[i] = { ...a, agent_status: p.agent_status, state_change_seq: ++m.maxSeq }
+      const j = m.paneAt.get(p.pane_id)
+      if (j !== undefined) (m.part.panes as any[])[j] = { ...(m.part.panes as any[])[j], agent_status: p.agent_status }
+    }
+    return true
+  }
+
+  const stale = (m: SessionModel) => {
+    m.gen++
+  }
+
+  const refresh = (s: string, m: SessionModel): Promise<void> => {
+    if (m.fetching && m.fetchGen === m.gen) return m.fetching
+    // Chained after the fetch in flight: that one may predate the change that made this one due.
+    const after = m.fetching ? m.fetching.catch(() => {}) : Promise.resolve()
+    const run = after.then(async () => {
+      const startGen = m.gen
+      m.fetchGen = startGen
+      m.journal = []
+      try {
+        const snap = await sessionSnapshot(ctx, s)
+        if (models.get(s) !== m) return
+        m.part = mergeSnapshots([{ session: s, snapshot: snap }])
+        index(m)
+        for (const p of m.journal ?? []) if (!applyStatus(m, p)) stale(m)
+        m.cleanGen = startGen
+        m.fetchedAt = ctx.now()
+      } catch (err) {
+        m.part = null
+        m.cleanGen = 0
+        throw err
+      } finally {
+        m.journal = null
+      }
+    })
+    const settled = run.finally(() => {
+      if (m.fetching === settled) m.fetching = null
+    })
+    m.fetching = settled
+    m.fetchGen = m.gen
+    return settled
+  }
+
+  const fresh = (s: string, m: SessionModel) => !!m.part && m.cleanGen === m.gen && ctx.now() - m.fetchedAt < reconcileMs && fed(s)
+
+  const unsubscribe = ctx.bus.subscribe({
+    name: 'live-snapshot',
+    limit: Number.MAX_SAFE_INTEGER,
+    deliver(ev: BusEvent) {
+      const s = (ev.payload as any)?.session
+      if (typeof s !== 'string') return
+      if (ev.type === 'multiplexer_connected') connected.add(s)
+      else if (ev.type === 'multiplexer_disconnected') connected.delete(s)
+      const m = models.get(s)
+      if (!m) return
+      if (ev.source === 'multiplexer' && ev.type === 'pane_agent_status_changed') {
+        m.journal?.push(ev.payload)
+        if (!applyStatus(m, ev.payload)) stale(m)
+        return
+      }
+      // Everything else that comes from herdr, and the connection's own turns, may change the
+      // layout in ways only a fresh snapshot tells.
+      if (ev.source === 'multiplexer' || ev.type.startsWith('multiplexer_')) stale(m)
+    },
+  })
+
+  // Bounded staleness for changes no event announced; idle when nobody reads. Twice per
+  // interval, so a model is renewed before reads would have to wait for it.
+  const timer = setInterval(() => {
+    if (stopped || ctx.now() - lastRead > 3 * reconcileMs) return
+    for (const [s, m] of models) void refresh(s, m).catch(() => {})
+  }, reconcileMs / 2)
+  timer.unref?.()
+
+  return {
+    async get() {
+      lastRead = ctx.now()
+      await ctx.herdr.ready?.()
+      const sessions = ctx.herdr.sessions()
+      for (const s of models.keys()) if (!sessions.includes(s)) models.delete(s)
+      const results = await Promise.allSettled(
+        sessions.map((s) => {
+          const m = model(s)
+          return fresh(s, m) ? m : refresh(s, m).then(() => m)
+        }),
+      )
+      const parts: { session: string; part: Record<string, any> }[] = []
+      let firstError: unknown
+      results.forEach((r, i) => {
+        if (r.status === 'fulfilled' && r.value.part) parts.push({ session: sessions[i], part: r.value.part })
+        else if (r.status === 'rejected') firstError ??= r.reason
+      })
+      if (!parts.length) throw firstError ?? new HerdrError('unreachable', 'no herdr session is reachable')
+      const merged: Record<string, any> = {}
+      for (const k of ARRAYS) merged[k] = []
+      for (const { part } of parts) {
+        for (const k in part) {
+          if (k === 'sessions') continue
+          const v = part[k]
+          if ((ARRAYS as readonly string[]).includes(k)) {
+            const into = merged[k] as unknown[]
+            // Agents get per-read fields; the rest is shared read-only with the model.
+            if (k === 'agents') for (const a of v) into.push(a && typeof a === 'object' ? { ...a } : a)
+            else for (const el of v) into.push(el)
+          } else if (!(k in merged)) merged[k] = v
+        }
+      }
+      merged.sessions = parts.map((p) => p.session)
+      merged.agents = await enrichAgents(ctx, merged.agents, { home: ctx.home })
+      return merged
+    },
+    stop() {
+      stopped = true
+      clearInterval(timer)
+      unsubscribe()
+      models.clear()
+    },
+  }
+}
+
+// One model per bridge, shared by the plugins that answer from it (keyed by the bridge's bus).
+const shared = new WeakMap<object, { live: LiveSnapshot; users: number }>()
+
+/**
+ * The bridge's live snapshot, created on first use (with that caller's options); call the
+ * returned release on teardown.
+ */
+export function acquireLiveSnapshot(ctx: Ctx, opts: LiveSnapshotOptions = {}): { live: LiveSnapshot; release(): void } {
+  let entry = shared.get(ctx.bus)
+  if (!entry) {
+    entry = { live: createLiveSnapshot(ctx, opts), users: 0 }
+    shared.set(ctx.bus, entry)
+  }
+  entry.users++
+  const e = entry
+  let released = false
+  return {
+    live: e.live,
+    release() {
+      if (released) return
+      released = true
+      if (--e.users === 0) {
+        e.live.stop()
+        shared.delete(ctx.bus)
+      }
+    },
+  }
+}
