@@ -13,6 +13,7 @@ import { ExecFailure, RESOURCE_CODES } from './exec.ts'
 import { hasBody, isJsonContentType } from './content-type.ts'
 import { controlInQuery } from './strings.ts'
 import { bodyChunks, type ServerGuard, type ServerLimits } from './limits.ts'
+import { createCors } from './cors.ts'
 
 const MAX_JSON_BODY = 1024 * 1024
 
@@ -29,12 +30,13 @@ export interface HttpDeps {
 }
 
 /**
- * The h3 app: each manifest route behind auth (before validation or any work), then its
+ * The h3 app: CORS first, then each manifest route behind auth (before validation or any work), then its
  * schemas, then its handler; a plain GET on a WebSocket path; the page catch-all.
  */
 export function createHttpApp(loaded: LoadedPlugins, deps: HttpDeps): H3 {
   const { config, devices, audit, log, plugin, limits } = deps
   const app = new H3()
+  app.use(createCors(config.transport.allowed_origins))
 
   const dispatch = async (event: H3Event, byMethod: Map<string, MountedRoute>): Promise<Response> => {
     const request = event.req as Request

@@ -138,18 +138,23 @@ describe('CORS', () => {
       const res = await pre(origin)
       expect(res.status).toBe(204)
       expect(res.headers.get('access-control-allow-origin')).toBe(origin)
-      expect(res.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type')
+      expect(res.headers.get('access-control-allow-headers')).toBe('Authorization,Content-Type')
       expect(res.headers.get('access-control-allow-credentials')).toBeNull()
     }
     const bad = await pre('https://evil.example.com')
     expect(bad.status).toBe(403)
     expect(bad.headers.get('access-control-allow-origin')).toBeNull()
+    expect(await bad.text()).toBe('origin https://evil.example.com is not allowed: add it to transport.allowed_origins')
     // The actual request from a listed origin carries Allow-Origin; an unlisted one does not.
     const ok = await b.request('/info', { headers: { origin: 'https://app.example.com' } })
     expect(ok.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
     const no = await b.request('/info', { headers: { origin: 'https://evil.example.com' } })
     expect(no.status).toBe(200)
     expect(no.headers.get('access-control-allow-origin')).toBeNull()
+    // Error answers the handlers build carry it too, so the web app can read them.
+    const denied = await fetch(`${b.url}/info`, { headers: { origin: 'https://app.example.com' } })
+    expect(denied.status).toBe(401)
+    expect(denied.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
   })
 })
 
