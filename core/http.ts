@@ -1,4 +1,4 @@
-import { assertBodySize, H3, HTTPError, type H3Event } from 'h3'
+import { assertBodySize, H3, HTTPError, HTTPResponse, type H3Event } from 'h3'
 import type { ConsolaInstance } from 'consola'
 import * as v from 'valibot'
 import type { BridgeConfig } from './config.ts'
@@ -95,6 +95,8 @@ export function createHttpApp(loaded: LoadedPlugins, deps: HttpDeps): H3 {
       const { ctx, state } = plugin(route.plugin)
       const out = await route.handler({ event, query: seen.query, body: seen.body, auth, ctx, state })
       if (out instanceof Response) return out
+      // h3's own answers (serveStatic's): h3 adds the headers they staged on the event.
+      if (out instanceof HTTPResponse) return new Response(out.body, { status: out.status ?? 200, headers: out.headers })
       if (out === undefined || out === null) return new Response(null, { status: 204 })
       if (typeof out === 'string') return text(out)
       return json(out)
