@@ -184,6 +184,27 @@ describe('config', () => {
     expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe('{"admin_token": ')
   })
 
+  it('refuses a config key of the wrong type in one line naming the key, without replacing the file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bridge-cfg-'))
+    for (const [body, want] of [
+      ['{"transport": {"addr": 8787}}', 'transport.addr: Invalid type: Expected string but received 8787'],
+      ['{"transport": {"mode": "tunnel"}}', 'transport.mode: want "direct" or "relay"'],
+      ['{"transport": {"allowed_origins": "https://a.example"}}', 'transport.allowed_origins: Invalid type: Expected Array but received "https://a.example"'],
+      ['{"notify": {"webhooks": [{"url": "https://h.example", "secret": 5}]}}', 'notify.webhooks.0.secret: Invalid type: Expected string but received 5'],
+      ['{"notify": {"webpush": {"insecure": "yes"}}}', 'notify.webpush.insecure: want true or false'],
+      ['[]', '(the file): want a JSON object'],
+      ['{"transport": ["x"]}', 'transport: want a JSON object'],
+      ['{"notify": 1}', 'notify: want a JSON object'],
+    ]) {
+      writeFileSync(join(dir, 'config.json'), body)
+      expect(() => loadConfig({ dir, env: {} })).toThrow(`config file ${join(dir, 'config.json')}: ${want}; fix or remove the key, the file was left untouched`)
+      expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe(body)
+    }
+    // Unset (null) keys and keys the table does not list are accepted.
+    writeFileSync(join(dir, 'config.json'), '{"server_name": null, "transport": {"public_url": null, "extra": 1}, "later": true}')
+    expect(loadConfig({ dir, env: {} }).transport.public_url).toBe('')
+  })
+
   it('refuses a corrupt device registry at start-up with a clear message', async () => {
     const home = mkdtempSync(join(tmpdir(), 'bridge-home-'))
     const dataDir = join(home, '.herdr-bridge')
