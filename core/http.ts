@@ -11,7 +11,7 @@ import { HerdrError } from './herdr/index.ts'
 import { auditActor, type createAuditLog } from './audit.ts'
 import { ExecFailure, RESOURCE_CODES } from './exec.ts'
 import { hasBody, isJsonContentType } from './content-type.ts'
-import { controlInQuery } from './strings.ts'
+import { controlInParams } from './strings.ts'
 import { bodyChunks, type ServerGuard, type ServerLimits } from './limits.ts'
 import { createCors } from './cors.ts'
 
@@ -81,10 +81,10 @@ export function createHttpApp(loaded: LoadedPlugins, deps: HttpDeps): H3 {
     seen: Seen,
   ): Promise<Response> => {
     try {
-      const bad = controlInQuery(url.searchParams)
-      if (bad) throw new HttpError(400, bad)
       // Only declared parameters reach a handler, so the API document lists all it reads.
       seen.query = route.query ? parseWith(route.query, Object.fromEntries(url.searchParams), route.invalid) : {}
+      const bad = controlInParams(seen.query)
+      if (bad) throw new HttpError(400, bad)
       if (route.bodyType !== 'raw' && method !== 'GET') {
         if (hasBody(request.headers) && !isJsonContentType(request.headers.get('content-type'))) throw new HttpError(415, 'want Content-Type: application/json')
         const raw = await readJsonBody(event, limits, route.invalid)
@@ -116,8 +116,6 @@ export function createHttpApp(loaded: LoadedPlugins, deps: HttpDeps): H3 {
       const url = new URL(request.url)
       const auth = authenticate(ws.auth, credentialOf(request, url, !!ws.queryToken), config.admin_token, devices)
       if (!auth) return unauthorized()
-      const bad = controlInQuery(url.searchParams)
-      if (bad) return text(bad, 400)
       try {
         const accepted = await acceptWs(ws, plugin(ws.plugin), request, url, auth)
         if (accepted instanceof Response) return accepted
@@ -141,6 +139,8 @@ export function createHttpApp(loaded: LoadedPlugins, deps: HttpDeps): H3 {
 /** Validates a WebSocket route's query, then asks the route whether to accept. */
 export function acceptWs(route: MountedWs, running: RunningPlugin, request: Request, url: URL, auth: AuthInfo) {
   const query = route.query ? parseWith(route.query, Object.fromEntries(url.searchParams)) : {}
+  const bad = controlInParams(query)
+  if (bad) throw new HttpError(400, bad)
   const { ctx, state } = running
   return route.accept ? route.accept({ request, url, query, auth, ctx, state }) : undefined
 }
