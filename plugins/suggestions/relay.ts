@@ -1,6 +1,7 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { connect as netConnect, isIP, type AddressInfo, type Socket } from 'node:net'
 import { randomBytes } from 'node:crypto'
+import { pipeline } from 'node:stream'
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie-es'
 import { safeEqual } from '../../core/tokens.ts'
 
@@ -108,7 +109,9 @@ export function createRelayHub(opts: { listenHost: string; now?: () => number; l
     }
     const up = httpRequest({ host: r.target.host, port: r.target.port, method: req.method, path: req.url, headers: forwardHeaders(r, req) }, (ur) => {
       res.writeHead(ur.statusCode ?? 502, ur.headers)
-      ur.pipe(res)
+      // pipeline, not pipe: a dev server dying mid-body must end the client's response too,
+      // not leave its connection open until the deadlines.
+      pipeline(ur, res, () => {})
     })
     up.on('error', () => {
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8' }).end(`the dev server on port ${r.target.port} is not answering — it may have stopped`)
