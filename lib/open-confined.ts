@@ -5,9 +5,9 @@
  * device and inode must be those of the file the resolved path names now, and that path must
  * lie under `base`. Sizes come from the descriptor, never from a second lookup.
  */
-import { open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises'
+import { lstat, mkdir, open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises'
 import { constants, type Stats } from 'node:fs'
-import { relative, isAbsolute, sep } from 'node:path'
+import { join, relative, isAbsolute, sep } from 'node:path'
 
 export class OutsideTree extends Error {}
 
@@ -38,4 +38,78 @@ export async function openConfined(file: string, base: string): Promise<{ fh: Fi
     await fh.close()
     throw err
   }
+}
+
+/**
+ * A directory held open by its descriptor. On Linux every name is reached through
+ * `/proc/self/fd/N/<name>`, which the kernel resolves to the directory that was opened (an
+ * openat in all but name), so swapping the path for a symlink later changes nothing. Elsewhere
+ * names are reached by path and `verify` narrows, but does not close, the window.
+ */
+export interface HeldDir {
+  /** The confined path the directory was opened at. */
+  readonly path: string
+  /** A path that reaches `name` inside the held directory. */
+  at(name: string): string
+  /** Throws DirMoved unless the held directory is still the one at `path`. */
+  verify(): Promise<void>
+  close(): Promise<void>
+}
+
+export class NotADirectory extends Error {
+  constructor(readonly path: string) {
+    super(`${path} is a symlink or not a directory`)
+  }
+}
+export class DirMoved extends Error {
+  constructor(readonly path: string) {
+    super(`${path} moved while in use`)
+  }
+}
+
+const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY
+const procPath = (fh: FileHandle) => `/proc/self/fd/${fh.fd}`
+
+/**
+ * Opens the real directory of `base` and walks `parts` below it one component at a time, each
+ * opened with O_DIRECTORY|O_NOFOLLOW relative to the one before (made first, with `mode`, when
+ * `create`). Throws NotADirectory for a component that is a symlink or a file, DirMoved when
+ * `base` changed between resolving and opening it.
+ */
+export async function holdDir(base: string, parts: string[], opts: { create?: boolean; mode?: number } = {}): Promise<HeldDir> {
+  const real = await realpath(base)
+  let fh = await open(real, DIR_FLAGS)
+  let path = real
+  const proc = (await readlink(procPath(fh)).catch(() => null)) !== null
+  const at = (name: string) => (proc ? `${procPath(fh)}/${name}` : join(path, name))
+  const verify = async () => {
+    if (proc) {
+      if ((await readlink(procPath(fh)).catch(() => null)) !== path) throw new DirMoved(path)
+      return
+    }
+    const [held, named, resolved] = await Promise.all([fh.stat(), lstat(path).catch(() => null), realpath(path).catch(() => null)])
+    if (!named || resolved !== path || named.dev !== held.dev || named.ino !== held.ino) throw new DirMoved(path)
+  }
+  try {
+    await verify()
+    for (const part of parts) {
+      if (opts.create) {
+        await mkdir(at(part), opts.mode).catch((err) => {
+          if (err.code !== 'EEXIST') throw err
+        })
+      }
+      const next = await open(at(part), DIR_FLAGS | constants.O_NOFOLLOW).catch((err) => {
+        if (err.code === 'ELOOP' || err.code === 'ENOTDIR') throw new NotADirectory(join(path, part))
+        throw err
+      })
+      await fh.close()
+      fh = next
+      path = join(path, part)
+      await verify()
+    }
+  } catch (err) {
+    await fh.close()
+    throw err
+  }
+  return { path, at, verify, close: () => fh.close() }
 }

@@ -4,9 +4,10 @@
  * checked-in `.herdr-bridge` link must not redirect writes or pruning), pruned on every write to
  * files of at most 7 days and 40 per directory. Only names the bridge itself chose are pruned.
  */
-import { mkdir, lstat, writeFile, readdir, unlink } from 'node:fs/promises'
+import { lstat, writeFile, readdir, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { HttpError } from '../../core/respond.ts'
+import { holdDir, NotADirectory, DirMoved, type HeldDir } from '../../lib/open-confined.ts'
 
 export const DROP_DIR = '.herdr-bridge'
 export const KEEP_MS = 7 * 24 * 60 * 60 * 1000
@@ -19,29 +20,27 @@ export const TEMP_NAME = /^\.upload-[0-9a-f]{16}\.part$/
 
 export type DropKind = 'images' | 'files'
 
-/** Makes sure `<cwd>/.herdr-bridge/<kind>` is a real directory we can write; returns it. */
-export async function ensureDropDir(cwd: string, kind: DropKind): Promise<string> {
-  const top = join(cwd, DROP_DIR)
-  const dir = join(top, kind)
+/**
+ * Holds `<cwd>/.herdr-bridge/<kind>` open by descriptor, making what is missing: every later
+ * create, rename and unlink goes through the held directory (see lib/open-confined.ts), so a
+ * component swapped for a symlink after this cannot redirect them.
+ */
+export async function ensureDropDir(cwd: string, kind: DropKind): Promise<HeldDir> {
   try {
-    await mkdirNoFollow(top)
-    await writeFile(join(top, '.gitignore'), '*\n', { flag: 'wx' }).catch((err) => {
-      if (err.code !== 'EEXIST') throw err
-    })
-    await mkdirNoFollow(dir)
+    const top = await holdDir(cwd, [DROP_DIR], { create: true })
+    try {
+      await writeFile(top.at('.gitignore'), '*\n', { flag: 'wx', mode: 0o644 }).catch((err) => {
+        if (err.code !== 'EEXIST') throw err
+      })
+    } finally {
+      await top.close()
+    }
+    return await holdDir(cwd, [DROP_DIR, kind], { create: true })
   } catch (err) {
-    if (err instanceof HttpError) throw err
-    throw new HttpError(500, `drop directory ${dir} is not writable: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
+    const shown = err instanceof NotADirectory && err.path.endsWith(DROP_DIR) ? join(cwd, DROP_DIR) : join(cwd, DROP_DIR, kind)
+    if (err instanceof NotADirectory || err instanceof DirMoved) throw new HttpError(500, `drop directory ${shown} is not writable: it is a symlink or not a directory`)
+    throw new HttpError(500, `drop directory ${shown} is not writable: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
   }
-  return dir
-}
-
-async function mkdirNoFollow(dir: string): Promise<void> {
-  await mkdir(dir).catch((err) => {
-    if (err.code !== 'EEXIST') throw err
-  })
-  const st = await lstat(dir)
-  if (!st.isDirectory()) throw new HttpError(500, `drop directory ${dir} is not writable: it is a symlink or not a directory`)
 }
 
 /** `20260102-030405-<8 hex>.<ext>`, UTC. */
@@ -51,17 +50,17 @@ export function dropName(now: number, sha256hex: string, ext: string): string {
 }
 
 /** Drops files older than 7 days, then all but the newest 40. Returns the names removed. */
-export async function prune(dir: string, now: number): Promise<string[]> {
-  const names = await readdir(dir)
+export async function prune(dir: HeldDir, now: number): Promise<string[]> {
+  const names = await readdir(dir.at(''))
   const ours: Array<{ name: string; mtime: number }> = []
   const removed: string[] = []
   for (const name of names) {
     const ourFile = OUR_NAME.test(name)
     if (!ourFile && !TEMP_NAME.test(name)) continue
-    const st = await lstat(join(dir, name)).catch(() => null)
+    const st = await lstat(dir.at(name)).catch(() => null)
     if (!st || !st.isFile()) continue
     if (!ourFile) {
-      if (now - st.mtimeMs > STALE_TEMP_MS) await unlink(join(dir, name)).then(() => removed.push(name), () => {})
+      if (now - st.mtimeMs > STALE_TEMP_MS) await unlink(dir.at(name)).then(() => removed.push(name), () => {})
       continue
     }
     ours.push({ name, mtime: st.mtimeMs })
@@ -71,6 +70,6 @@ export async function prune(dir: string, now: number): Promise<string[]> {
   ours.forEach((f, i) => {
     if (i >= KEEP_FILES || now - f.mtime > KEEP_MS) removed.push(f.name)
   })
-  await Promise.all(removed.filter((n) => OUR_NAME.test(n)).map((n) => unlink(join(dir, n)).catch(() => {})))
+  await Promise.all(removed.filter((n) => OUR_NAME.test(n)).map((n) => unlink(dir.at(n)).catch(() => {})))
   return removed
 }

@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { rename, unlink } from 'node:fs/promises'
+import { link, rename, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { defineBridgePlugin, defineBridgeRoute, type PluginContext, type RouteDef } from '../../core/plugin.ts'
 import { fail, text } from '../../core/respond.ts'
@@ -7,6 +7,7 @@ import { HerdrError } from '../../core/herdr/index.ts'
 import { sniffImage, sniffDocument, type Verdict } from './sniff.ts'
 import { ensureDropDir, dropName, prune, DROP_DIR, type DropKind } from './drop-dir.ts'
 import { receiveToFile, OverCap } from './receive.ts'
+import { DirMoved, type HeldDir } from '../../lib/open-confined.ts'
 
 /**
  * Attachments dropped into a pane's tree (spec 1 §4.3). Raw `application/octet-stream` bodies;
@@ -56,32 +57,75 @@ function route(kind: Kind): RouteDef {
         if (n > kind.cap) return tooLarge()
       }
       const cwd = await dropCwd(ctx, query.pane)
+      const shown = join(cwd, DROP_DIR, kind.dir)
       const dir = await ensureDropDir(cwd, kind.dir)
-
-      let got
       try {
-        got = await receiveToFile(request.body, dir, kind.cap, ctx.limits.body_idle_ms)
+        return await store(kind, request, dir, shown, ctx, tooLarge)
       } catch (err) {
-        if (err instanceof OverCap) return tooLarge()
+        if (err instanceof DirMoved) fail(409, `drop directory ${shown} was moved or replaced during the upload; try again`)
         throw err
-      }
-      let kept = false
-      try {
-        if (got.bytes === 0) fail(400, 'empty body')
-        const verdict = await kind.sniff(got.head, got.tempPath)
-        if (!verdict.ok) fail(415, verdict.message)
-        const name = dropName(ctx.now(), got.sha256, verdict.ext)
-        const path = join(dir, name)
-        await rename(got.tempPath, path)
-        kept = true
-        const removed = await prune(dir, ctx.now()).catch(() => [])
-        if (removed.length) ctx.log.debug(`pruned ${removed.length} old file(s) in ${dir}`)
-        return { path, relative_path: `${DROP_DIR}/${kind.dir}/${name}`, content_type: verdict.content_type, bytes: got.bytes }
       } finally {
-        if (!kept) await unlink(got.tempPath).catch(() => {})
+        await dir.close()
       }
     },
   })
+}
+
+/**
+ * Receives, types and names the upload inside the held drop directory. The directory is checked
+ * to be still at its place before the rename and after it; a file that landed elsewhere is removed.
+ */
+async function store(kind: Kind, request: Request, dir: HeldDir, shown: string, ctx: PluginContext, tooLarge: () => Response) {
+  let got
+  try {
+    got = await receiveToFile(request.body, dir, kind.cap, ctx.limits.body_idle_ms)
+  } catch (err) {
+    if (err instanceof OverCap) return tooLarge()
+    throw err
+  }
+  let kept = false
+  try {
+    if (got.bytes === 0) fail(400, 'empty body')
+    const verdict = await kind.sniff(got.head, got.tempPath)
+    if (!verdict.ok) fail(415, verdict.message)
+    const name = dropName(ctx.now(), got.sha256, verdict.ext)
+    await dir.verify()
+    const made = await place(got.tempPath, dir.at(name))
+    kept = true
+    try {
+      await dir.verify()
+    } catch (err) {
+      if (made) await unlink(dir.at(name)).catch(() => {})
+      throw err
+    }
+    const removed = await prune(dir, ctx.now()).catch(() => [])
+    if (removed.length) ctx.log.debug(`pruned ${removed.length} old file(s) in ${shown}`)
+    return { path: join(shown, name), relative_path: `${DROP_DIR}/${kind.dir}/${name}`, content_type: verdict.content_type, bytes: got.bytes }
+  } finally {
+    if (!kept) await unlink(got.tempPath).catch(() => {})
+  }
+}
+
+/**
+ * Moves the temp file to its final name; true when this call made that name. A hard link never
+ * replaces a file, so the cleanup above cannot remove one an earlier upload answered with (the
+ * same bytes in the same second have the same name); without hard links, a rename.
+ */
+async function place(temp: string, final: string): Promise<boolean> {
+  let made = true
+  try {
+    await link(temp, final)
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    if (code !== 'EEXIST' && code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw err
+    if (code !== 'EEXIST') {
+      await rename(temp, final)
+      return true
+    }
+    made = false
+  }
+  await unlink(temp).catch(() => {})
+  return made
 }
 
 /** The agent's cwd when the pane hosts one, else the pane's own cwd. */

@@ -4,11 +4,13 @@
  */
 import { open, unlink } from 'node:fs/promises'
 import { createHash, randomBytes } from 'node:crypto'
-import { join } from 'node:path'
+import { constants } from 'node:fs'
+import type { HeldDir } from '../../lib/open-confined.ts'
 import { HEAD_BYTES } from './sniff.ts'
 import { bodyChunks } from '../../core/limits.ts'
 
 export interface Received {
+  /** Reaches the temp file through the held drop directory. */
   tempPath: string
   bytes: number
   sha256: string
@@ -21,16 +23,21 @@ export function tempName(): string {
   return `.upload-${randomBytes(8).toString('hex')}.part`
 }
 
-/** Resolves with the written temp file; on any failure the temp file is gone. */
-export async function receiveToFile(body: ReadableStream<Uint8Array> | null, dir: string, cap: number, idleMs: number): Promise<Received> {
-  const tempPath = join(dir, tempName())
-  const fh = await open(tempPath, 'wx', 0o600)
+/**
+ * Resolves with the written temp file, created in the held directory and never through a final
+ * symlink; on any failure the temp file is gone.
+ */
+export async function receiveToFile(body: ReadableStream<Uint8Array> | null, dir: HeldDir, cap: number, idleMs: number): Promise<Received> {
+  const tempPath = dir.at(tempName())
+  const fh = await open(tempPath, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600)
   const hash = createHash('sha256')
   const headParts: Buffer[] = []
   let headLen = 0
   let bytes = 0
   let ok = false
   try {
+    // Nothing is written into a drop directory moved away from its place since it was held.
+    await dir.verify()
     for await (const value of bodyChunks(body, { idleMs, max: cap, tooLarge: () => new OverCap() })) {
       if (!value.length) continue
       bytes += value.length

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs'
+import { closeSync, constants, existsSync, openSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { HttpError } from '../../core/respond.ts'
 import { realLocationSync } from '../../lib/real-location.ts'
@@ -58,6 +58,34 @@ export function resolveBrowsePath(input: string, roots: BrowseRoot[]): string {
   return real
 }
 
+/**
+ * Lists `dir` through a descriptor whose kernel path must still be `dir`: a directory on the
+ * path swapped for a symlink after resolveBrowsePath checked it lists nothing outside the roots.
+ */
+function readConfinedDir(dir: string): import('node:fs').Dirent[] {
+  let fd: number
+  try {
+    fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY)
+  } catch {
+    throw new HttpError(403, 'directory is not readable')
+  }
+  try {
+    const proc = `/proc/self/fd/${fd}`
+    let opened: string | null = null
+    try {
+      opened = readlinkSync(proc)
+    } catch {}
+    if (opened !== null && opened !== dir) throw new HttpError(409, 'the directory was moved or replaced while listing it; try again')
+    try {
+      return readdirSync(opened !== null ? proc : dir, { withFileTypes: true })
+    } catch {
+      throw new HttpError(403, 'directory is not readable')
+    }
+  } finally {
+    closeSync(fd)
+  }
+}
+
 export const isRepo = (dir: string) => existsSync(join(dir, '.git'))
 
 /** Directories (and symlinks to directories inside the roots) of `dir`, sorted by name. */
@@ -67,12 +95,7 @@ export function listDirectory(
   opts: { hidden: boolean; openWorkspaces: Map<string, string>; limit?: number },
 ): BrowseResult {
   const limit = opts.limit ?? BROWSE_LIMIT
-  let dirents: import('node:fs').Dirent[]
-  try {
-    dirents = readdirSync(dir, { withFileTypes: true })
-  } catch {
-    throw new HttpError(403, 'directory is not readable')
-  }
+  const dirents = readConfinedDir(dir)
   // Sort names first so the stat work stops at the limit, however large the directory.
   const candidates = dirents
     .filter((d) => (opts.hidden || !d.name.startsWith('.')) && (d.isDirectory() || d.isSymbolicLink()))
