@@ -72,8 +72,10 @@ export async function compressResponse(request: Request, response: Response): Pr
   if (!COMPRESSIBLE.test(type) || !response.body || request.method === 'HEAD') return response
   if (response.status < 200 || response.status === 204 || response.status === 206 || response.status === 304) return response
   if (response.headers.has('content-encoding') || /\bno-transform\b/i.test(response.headers.get('cache-control') ?? '')) return response
+  const vary = response.headers.get('vary')
+  // The route chose its encoding itself (a kept body, see jsonBodyResponse): send it as it is.
+  if (vary && /\baccept-encoding\b/i.test(vary)) return response
   const headers = new Headers(response.headers)
-  const vary = headers.get('vary')
   if (!vary) headers.set('vary', 'Accept-Encoding')
   else if (!/\baccept-encoding\b|\*/i.test(vary)) headers.set('vary', `${vary}, Accept-Encoding`)
   const init = { status: response.status, statusText: response.statusText, headers }
