@@ -57,10 +57,9 @@ export function encodeBody(encoding: Encoding, body: Uint8Array): Buffer {
 export function jsonBodyResponse(request: Request, body: { json: Uint8Array; encoded(encoding: Encoding): Uint8Array }): Response {
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', vary: 'Accept-Encoding' }
   const encoding = body.json.byteLength >= MIN_COMPRESS_BYTES ? pickEncoding(request.headers.get('accept-encoding')) : null
-  // A known length: the client reads one sized body instead of chunks.
+  // A known length: the client reads one sized body instead of chunks (compressed ones stay chunked, as streamed answers are).
   if (request.method === 'HEAD' || !encoding) return new Response(body.json as Uint8Array<ArrayBuffer>, { headers: { ...headers, 'content-length': String(body.json.byteLength) } })
-  const bytes = body.encoded(encoding)
-  return new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { ...headers, 'content-encoding': encoding, 'content-length': String(bytes.byteLength) } })
+  return new Response(body.encoded(encoding) as Uint8Array<ArrayBuffer>, { headers: { ...headers, 'content-encoding': encoding } })
 }
 
 /**
