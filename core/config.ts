@@ -3,7 +3,8 @@ import { hostname, homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { mkdirSync, chmodSync } from 'node:fs'
 import type { PluginEntry } from './plugin.ts'
-import { readJsonFile, writeFileAtomic } from '../storage/atomic-file.ts'
+import * as v from 'valibot'
+import { CorruptFileError, readJsonFile, writeFileAtomic } from '../storage/atomic-file.ts'
 
 /** What `bridge.config.ts` declares: which plugins run and their options. */
 export interface BridgeUserConfig {
@@ -70,6 +71,50 @@ export function resolveDataDir(dir?: string, env = process.env): string {
 
 const stored = ['admin_token', 'server_id', 'server_name', 'transport', 'push', 'notify'] as const
 
+/** Optional trimmed text; null counts as unset. */
+const text = v.nullish(v.pipe(v.string(), v.trim()))
+const texts = v.nullish(v.array(v.pipe(v.string(), v.trim())))
+/** A JSON object of these keys (valibot's object() alone takes an array too). */
+const section = <E extends v.ObjectEntries>(entries: E) =>
+  v.pipe(
+    v.custom<Record<string, unknown>>((x) => !!x && typeof x === 'object' && !Array.isArray(x), 'want a JSON object'),
+    v.object(entries),
+  )
+
+/** config.json as the README's configuration table lists it; keys it does not list are ignored. */
+const ConfigFile = section({
+  // Regenerated when missing or unusable, so any value passes here.
+  admin_token: v.optional(v.unknown()),
+  server_id: v.optional(v.unknown()),
+  server_name: text,
+  transport: v.nullish(
+    section({
+      mode: v.nullish(v.picklist(['direct', 'relay'], 'want "direct" or "relay"')),
+      addr: text,
+      public_url: text,
+      allowed_origins: texts,
+      allowed_hosts: texts,
+    }),
+  ),
+  push: v.nullish(section({ service_account_path: text, project_id: text })),
+  notify: v.nullish(
+    section({
+      webpush: v.nullish(section({ subject: text, insecure: v.nullish(v.boolean('want true or false')) })),
+      ntfy: v.nullish(section({ url: text, token: text })),
+      webhooks: v.nullish(v.array(section({ url: text, secret: text }))),
+    }),
+  ),
+})
+
+/** The file's keys, checked: a wrong type is refused in one line naming the key. */
+function checkConfigFile(raw: unknown, path: string): v.InferOutput<typeof ConfigFile> {
+  const r = v.safeParse(ConfigFile, raw ?? {})
+  if (r.success) return r.output
+  const issue = r.issues[0]
+  const key = issue.path?.map((p) => String(p.key)).join('.') || '(the file)'
+  throw new CorruptFileError(`config file ${path}: ${key}: ${issue.message}; fix or remove the key, the file was left untouched`)
+}
+
 /**
  * Loads `<dir>/config.json`, creating it (0600, in a 0700 dir) with a fresh admin token and
  * server id on first run. Env overrides are applied to the returned value, never persisted.
@@ -82,6 +127,7 @@ export function loadConfig(opts: { dir?: string; env?: NodeJS.ProcessEnv; create
   if (!onDisk && opts.create === false) {
     throw new Error(`no config at ${configPath}: run \`bridge serve\` once to create it`)
   }
+  const checked = checkConfigFile(onDisk, configPath)
   const file: Record<string, any> = onDisk ?? {}
   let dirty = !onDisk
   if (typeof file.admin_token !== 'string' || !/^[0-9a-f]{16,}$/i.test(file.admin_token)) {
@@ -101,29 +147,30 @@ export function loadConfig(opts: { dir?: string; env?: NodeJS.ProcessEnv; create
   }
 
   const d = opts.defaults ?? {}
+  const t = checked.transport ?? {}
   const transport: TransportConfig = {
-    mode: file.transport?.mode === 'relay' ? 'relay' : d.transport?.mode ?? 'direct',
-    addr: str(file.transport?.addr) || d.transport?.addr || DEFAULT_ADDR,
-    public_url: str(file.transport?.public_url) || d.transport?.public_url || '',
-    allowed_origins: list(file.transport?.allowed_origins ?? d.transport?.allowed_origins),
-    allowed_hosts: list(file.transport?.allowed_hosts ?? d.transport?.allowed_hosts),
+    mode: t.mode ?? d.transport?.mode ?? 'direct',
+    addr: t.addr || d.transport?.addr || DEFAULT_ADDR,
+    public_url: t.public_url || d.transport?.public_url || '',
+    allowed_origins: list(t.allowed_origins ?? d.transport?.allowed_origins),
+    allowed_hosts: list(t.allowed_hosts ?? d.transport?.allowed_hosts),
   }
   const push: PushConfig = {
-    service_account_path: str(file.push?.service_account_path) || d.push?.service_account_path || join(dataDir, 'serviceAccount.json'),
-    project_id: str(file.push?.project_id) || d.push?.project_id || '',
+    service_account_path: checked.push?.service_account_path || d.push?.service_account_path || join(dataDir, 'serviceAccount.json'),
+    project_id: checked.push?.project_id || d.push?.project_id || '',
   }
-  const n = file.notify ?? {}
+  const n = checked.notify ?? {}
   const notify: NotifyConfig = {
-    webpush: { subject: str(n.webpush?.subject), insecure: n.webpush?.insecure === true },
-    ntfy: { url: str(n.ntfy?.url), token: str(n.ntfy?.token) },
-    webhooks: Array.isArray(n.webhooks) ? n.webhooks.filter((w: any) => w && str(w.url)).map((w: any) => ({ url: str(w.url), secret: str(w.secret) })) : [],
+    webpush: { subject: n.webpush?.subject ?? '', insecure: n.webpush?.insecure === true },
+    ntfy: { url: n.ntfy?.url ?? '', token: n.ntfy?.token ?? '' },
+    webhooks: (n.webhooks ?? []).filter((w) => w.url).map((w) => ({ url: w.url!, secret: w.secret ?? '' })),
   }
   const config: BridgeConfig = {
     data_dir: dataDir,
     config_path: configPath,
     admin_token: file.admin_token,
     server_id: file.server_id,
-    server_name: str(file.server_name) || d.server_name || hostname() || 'herdr-bridge',
+    server_name: checked.server_name || d.server_name || hostname() || 'herdr-bridge',
     transport,
     push,
     notify,

@@ -1,4 +1,4 @@
-import { assertBodySize, H3, HTTPError, type H3Event } from 'h3'
+import { assertBodySize, H3, HTTPError, HTTPResponse, type H3Event } from 'h3'
 import type { ConsolaInstance } from 'consola'
 import * as v from 'valibot'
 import type { BridgeConfig } from './config.ts'
@@ -11,8 +11,9 @@ import { HerdrError } from './herdr/index.ts'
 import { auditActor, type createAuditLog } from './audit.ts'
 import { ExecFailure, RESOURCE_CODES } from './exec.ts'
 import { hasBody, isJsonContentType } from './content-type.ts'
-import { controlInQuery } from './strings.ts'
+import { controlInParams } from './strings.ts'
 import { bodyChunks, type ServerGuard, type ServerLimits } from './limits.ts'
+import { createCors } from './cors.ts'
 
 const MAX_JSON_BODY = 1024 * 1024
 
@@ -29,12 +30,13 @@ export interface HttpDeps {
 }
 
 /**
- * The h3 app: each manifest route behind auth (before validation or any work), then its
+ * The h3 app: CORS first, then each manifest route behind auth (before validation or any work), then its
  * schemas, then its handler; a plain GET on a WebSocket path; the page catch-all.
  */
 export function createHttpApp(loaded: LoadedPlugins, deps: HttpDeps): H3 {
   const { config, devices, audit, log, plugin, limits } = deps
   const app = new H3()
+  app.use(createCors(config.transport.allowed_origins))
 
   const dispatch = async (event: H3Event, byMethod: Map<string, MountedRoute>): Promise<Response> => {
     const request = event.req as Request
@@ -79,10 +81,10 @@ export function createHttpApp(loaded: LoadedPlugins, deps: HttpDeps): H3 {
     seen: Seen,
   ): Promise<Response> => {
     try {
-      const bad = controlInQuery(url.searchParams)
-      if (bad) throw new HttpError(400, bad)
       // Only declared parameters reach a handler, so the API document lists all it reads.
       seen.query = route.query ? parseWith(route.query, Object.fromEntries(url.searchParams), route.invalid) : {}
+      const bad = controlInParams(seen.query)
+      if (bad) throw new HttpError(400, bad)
       if (route.bodyType !== 'raw' && method !== 'GET') {
         if (hasBody(request.headers) && !isJsonContentType(request.headers.get('content-type'))) throw new HttpError(415, 'want Content-Type: application/json')
         const raw = await readJsonBody(event, limits, route.invalid)
@@ -93,6 +95,8 @@ export function createHttpApp(loaded: LoadedPlugins, deps: HttpDeps): H3 {
       const { ctx, state } = plugin(route.plugin)
       const out = await route.handler({ event, query: seen.query, body: seen.body, auth, ctx, state })
       if (out instanceof Response) return out
+      // h3's own answers (serveStatic's): h3 adds the headers they staged on the event.
+      if (out instanceof HTTPResponse) return new Response(out.body, { status: out.status ?? 200, headers: out.headers })
       if (out === undefined || out === null) return new Response(null, { status: 204 })
       if (typeof out === 'string') return text(out)
       return json(out)
@@ -112,8 +116,6 @@ export function createHttpApp(loaded: LoadedPlugins, deps: HttpDeps): H3 {
       const url = new URL(request.url)
       const auth = authenticate(ws.auth, credentialOf(request, url, !!ws.queryToken), config.admin_token, devices)
       if (!auth) return unauthorized()
-      const bad = controlInQuery(url.searchParams)
-      if (bad) return text(bad, 400)
       try {
         const accepted = await acceptWs(ws, plugin(ws.plugin), request, url, auth)
         if (accepted instanceof Response) return accepted
@@ -137,6 +139,8 @@ export function createHttpApp(loaded: LoadedPlugins, deps: HttpDeps): H3 {
 /** Validates a WebSocket route's query, then asks the route whether to accept. */
 export function acceptWs(route: MountedWs, running: RunningPlugin, request: Request, url: URL, auth: AuthInfo) {
   const query = route.query ? parseWith(route.query, Object.fromEntries(url.searchParams)) : {}
+  const bad = controlInParams(query)
+  if (bad) throw new HttpError(400, bad)
   const { ctx, state } = running
   return route.accept ? route.accept({ request, url, query, auth, ctx, state }) : undefined
 }

@@ -94,7 +94,8 @@ export function guardServer(server: Server, limits: ServerLimits, log: ConsolaIn
     })
   })
   // Past the descriptor limit accept() fails; without a listener that 'error' ends the daemon.
-  server.on('error', (err: NodeJS.ErrnoException) => log.warn(`listener: ${err.code ?? err.message}`))
+  // Attached once listening: a failed listen (EADDRINUSE) is the caller's one-line error.
+  server.once('listening', () => server.on('error', (err: NodeJS.ErrnoException) => log.warn(`listener: ${err.code ?? err.message}`)))
   return {
     authenticated(socket: Socket | undefined) {
       if (socket) unauthenticated.delete(socket)
@@ -126,7 +127,7 @@ export async function* bodyChunks(body: ReadableStream<Uint8Array> | null, opts:
           reject(new HttpError(408, total ? `request body not finished within ${duration(opts.totalMs!)}` : `request body stalled: nothing received for ${duration(opts.idleMs)}`, { connection: 'close' }))
         }, wait)
       })
-      let r: ReadableStreamReadResult<Uint8Array>
+      let r: Awaited<ReturnType<typeof reader.read>>
       try {
         r = await Promise.race([reader.read(), stalled])
       } finally {

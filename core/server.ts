@@ -6,7 +6,6 @@ import type { BridgeConfig, BridgeUserConfig } from './config.ts'
 import { splitAddr } from './config.ts'
 import { loadPlugins, setupPlugins, type LoadedPlugins } from './loader.ts'
 import type { PluginContext, PluginDef, ServerInfo } from './plugin.ts'
-import { createCors } from './cors.ts'
 import { text } from './respond.ts'
 import { compressResponse } from './compress.ts'
 import { createBus, type Bus } from './bus.ts'
@@ -60,7 +59,6 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
   const devices = await createDeviceStore(storage)
   const bus: Bus = createBus({ now: opts.now, onError: (err, sub) => log.warn(`bus subscriber ${sub.name ?? ''} failed: ${(err as Error)?.message ?? err}`) })
   const herdr = opts.herdr ?? createHerdr({ env: opts.env })
-  const cors = createCors(config.transport.allowed_origins)
   const hosts = createHostCheck(config)
   const deviceSockets = createDeviceSockets((id) => !!devices.get(id))
   const limits: ServerLimits = { ...defaultLimits(undefined, opts.env ?? process.env), ...opts.limits }
@@ -100,8 +98,7 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
     const started = performance.now()
     const host = request.headers.get('host')
     if (!hosts.allows(host)) return text(hosts.refusal(host!), 421)
-    const pre = cors.preflight(request)
-    const res = pre ?? (await compressResponse(request, cors.decorate(request, await app.fetch(request))))
+    const res = await compressResponse(request, await app.fetch(request))
     log.debug(`${request.method} ${new URL(request.url).pathname} → ${res.status} in ${(performance.now() - started).toFixed(1)} ms`)
     return res
   }

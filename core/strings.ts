@@ -15,9 +15,12 @@ export function hasControl(s: string): boolean {
 /** A valibot check for string fields that reach argv, file names or logs. */
 export const noControl = (field: string) => v.check((s: string) => !CONTROL.test(s), `${field}: control characters are not allowed`)
 
-/** The first query parameter holding a control character, as a one-line refusal; null when none. */
-export function controlInQuery(params: URLSearchParams): string | null {
-  for (const [k, val] of params) if (CONTROL.test(val) || CONTROL.test(k)) return `${logSafe(k, 40)}: control characters are not allowed`
+/**
+ * The first declared parameter (after validation) holding a control character, as a one-line
+ * refusal; null when none. Undeclared parameters never reach a handler, so they are not judged.
+ */
+export function controlInParams(params: Record<string, unknown>): string | null {
+  for (const [k, val] of Object.entries(params)) if (typeof val === 'string' && CONTROL.test(val)) return `${logSafe(k, 40)}: control characters are not allowed`
   return null
 }
 

@@ -10,7 +10,6 @@ import type { createDeviceSockets } from './device-sockets.ts'
 import { authenticate, credentialOf } from './auth.ts'
 import { text, unauthorized } from './respond.ts'
 import { acceptWs, errorToResponse } from './http.ts'
-import { controlInQuery } from './strings.ts'
 
 /**
  * Largest inbound WebSocket message. Clients send only small control frames and keystrokes;
@@ -42,8 +41,6 @@ export function createWebSockets(loaded: LoadedPlugins, deps: WsDeps) {
         upgrade: async (req: Request) => {
           const auth = authenticate(route.auth, credentialOf(req, url, !!route.queryToken), config.admin_token, devices)
           if (!auth) return unauthorized()
-          const bad = controlInQuery(url.searchParams)
-          if (bad) return text(bad, 400)
           const ticket = auth.deviceId ? deviceSockets.beginUpgrade(auth.deviceId) : null
           try {
             const accepted = await acceptWs(route, plugin(route.plugin), req, url, auth)

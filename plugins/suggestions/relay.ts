@@ -1,12 +1,13 @@
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import { connect as netConnect, isIP, type AddressInfo, type Socket } from 'node:net'
+import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http'
+import { isIP, type AddressInfo, type Socket } from 'node:net'
 import { randomBytes } from 'node:crypto'
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie-es'
+import { createProxyServer, type ProxyServer } from 'httpxy'
 import { safeEqual } from '../../core/tokens.ts'
 
 /**
  * The loopback relay behind `dev_server_local`: a reverse proxy on a bridge-owned port to a dev
- * server that listens on loopback only, WebSockets passed through. Access takes a one-time URL
+ * server that listens on loopback only, WebSockets passed through (httpxy). Access takes a one-time URL
  * token, exchanged on first use for an HttpOnly cookie; a relay idle for 5 minutes closes.
  */
 
@@ -17,6 +18,7 @@ const QUERY_KEY = 'bridge_preview'
 
 interface Relay {
   server: Server
+  proxy: ProxyServer
   port: number
   target: { host: string; port: number }
   /** Cookie value granting access (never in a URL). */
@@ -27,7 +29,6 @@ interface Relay {
   lastUsed: number
   sockets: Set<Socket>
 }
-
 
 /** The Cookie header without the relay's own cookie (the dev server never sees the secret). */
 function stripCookie(header: string | undefined, name: string): string | undefined {
@@ -77,14 +78,12 @@ export function createRelayHub(opts: { listenHost: string; now?: () => number; l
     return 'exchange'
   }
 
-  const forwardHeaders = (r: Relay, req: IncomingMessage) => {
-    const headers: Record<string, string | string[] | undefined> = { ...req.headers }
-    headers['x-forwarded-host'] = req.headers.host
-    headers['x-forwarded-proto'] = 'http'
-    headers.host = `localhost:${r.target.port}`
-    headers.cookie = stripCookie(req.headers.cookie, r.cookie)
-    if (!headers.cookie) delete headers.cookie
-    return headers
+  /** What the dev server sees: its own Host, where the request came from, and no relay cookie. */
+  const forwardAs = (r: Relay, req: IncomingMessage) => {
+    const cookie = stripCookie(req.headers.cookie, r.cookie)
+    if (cookie) req.headers.cookie = cookie
+    else delete req.headers.cookie
+    return { headers: { host: `localhost:${r.target.port}`, 'x-forwarded-host': req.headers.host ?? '', 'x-forwarded-proto': 'http' } }
   }
 
   const handle = (r: Relay, req: IncomingMessage, res: ServerResponse) => {
@@ -106,15 +105,7 @@ export function createRelayHub(opts: { listenHost: string; now?: () => number; l
         .end()
       return
     }
-    const up = httpRequest({ host: r.target.host, port: r.target.port, method: req.method, path: req.url, headers: forwardHeaders(r, req) }, (ur) => {
-      res.writeHead(ur.statusCode ?? 502, ur.headers)
-      ur.pipe(res)
-    })
-    up.on('error', () => {
-      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8' }).end(`the dev server on port ${r.target.port} is not answering — it may have stopped`)
-      else res.destroy()
-    })
-    req.pipe(up)
+    void r.proxy.web(req, res, forwardAs(r, req))
   }
 
   const upgrade = (r: Relay, req: IncomingMessage, client: Socket, head: Buffer) => {
@@ -123,36 +114,29 @@ export function createRelayHub(opts: { listenHost: string; now?: () => number; l
       client.end('HTTP/1.1 401 Unauthorized\r\nconnection: close\r\ncontent-length: 0\r\n\r\n')
       return
     }
-    const upstream = netConnect({ host: r.target.host, port: r.target.port })
-    r.sockets.add(client).add(upstream)
-    const drop = () => {
-      client.destroy()
-      upstream.destroy()
-      r.sockets.delete(client)
-      r.sockets.delete(upstream)
-    }
-    upstream.on('error', drop)
-    client.on('error', drop)
-    upstream.on('close', drop)
-    client.on('close', drop)
-    upstream.on('connect', () => {
-      const headers = forwardHeaders(r, req)
-      let head1 = `${req.method} ${req.url} HTTP/1.1\r\n`
-      for (const [k, v] of Object.entries(headers)) {
-        if (v === undefined) continue
-        for (const one of Array.isArray(v) ? v : [v]) head1 += `${k}: ${one}\r\n`
-      }
-      upstream.write(head1 + '\r\n')
-      if (head.length) upstream.write(head)
-      upstream.pipe(client)
-      client.pipe(upstream)
-    })
+    // Counted while open, so an idle sweep never cuts a live socket.
+    r.sockets.add(client)
+    client.on('close', () => r.sockets.delete(client))
+    void r.proxy.ws(req, client, forwardAs(r, req), head)
   }
 
   const open = async (target: { host: string; port: number }): Promise<Relay | undefined> => {
     const server = createServer()
+    const proxy = createProxyServer({ target: { host: target.host, port: target.port }, ws: true })
+    proxy.on('error', (_err, _req, res) => {
+      if (res instanceof ServerResponse && !res.headersSent) res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8' }).end(`the dev server on port ${target.port} is not answering — it may have stopped`)
+      else res?.destroy()
+    })
+    // httpxy pipes the two sockets of an upgrade; either one closing closes the other.
+    proxy.on('proxyReqWs', (proxyReq, _req, client) =>
+      proxyReq.on('upgrade', (_res, upstream: Socket) => {
+        client.once('close', () => upstream.destroy())
+        upstream.once('close', () => client.destroy())
+      }),
+    )
     const relay: Relay = {
       server,
+      proxy,
       port: 0,
       target,
       secret: randomBytes(32).toString('hex'),

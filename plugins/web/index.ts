@@ -4,7 +4,7 @@ import type { RouteInput } from '../../core/plugin.ts'
 import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
 import { text } from '../../core/respond.ts'
 import { unbuiltPage } from './page.ts'
-import { confine, fileResponse, isAppRoute, readStatic, SECURITY_HEADERS } from './static.ts'
+import { confine, isAppRoute, serveFile, SECURITY_HEADERS } from './static.ts'
 
 /**
  * The web client (a small PWA built by Vite from app/ into dist/), no auth:
@@ -34,21 +34,15 @@ const route = defineBridgeRoute.with<WebState>()
 
 const notFound = () => text('not found', 404, SECURITY_HEADERS)
 
-async function serveFile({ event, state }: Input): Promise<Response> {
-  const request = event.req as Request
-  const path = new URL(request.url).pathname
-  const file = confine(state.dist, path)
-  const found = file ? await readStatic(file) : null
-  return found ? fileResponse(found, path, request) : notFound()
+async function serveAsset({ event, state }: Input) {
+  return (await serveFile(event, (id) => confine(state.dist, id), event.url.pathname)) ?? notFound()
 }
 
-async function serveShell(input: Input): Promise<Response> {
+async function serveShell(input: Input) {
   const { event, ctx, state } = input
-  const request = event.req as Request
-  const path = new URL(request.url).pathname
-  if (!isAppRoute(path)) return serveFile(input)
-  const shell = await readStatic(join(state.dist, 'index.html'))
-  if (shell) return fileResponse(shell, '/index.html', request)
+  if (!isAppRoute(event.url.pathname)) return serveAsset(input)
+  const shell = await serveFile(event, () => join(state.dist, 'index.html'), '/index.html')
+  if (shell) return shell
   return new Response(unbuiltPage(ctx.config.server_name), {
     headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...SECURITY_HEADERS },
   })
@@ -58,11 +52,11 @@ export default defineBridgePlugin({
   name: 'web',
   setup: (_ctx, options: WebOptions | undefined): WebState => ({ dist: options?.dist ? resolve(options.dist) + sep : DIST }),
   routes: [
-    route({ method: 'GET', path: '/assets/**', auth: 'none', describe: 'Web client scripts and styles (fingerprinted, immutable)', response: { type: 'text/javascript' }, handler: serveFile }),
-    route({ method: 'GET', path: '/icons/**', auth: 'none', describe: 'Web client icons', response: { type: 'image/png' }, handler: serveFile }),
-    route({ method: 'GET', path: '/sw.js', auth: 'none', describe: 'Web client service worker', response: { type: 'text/javascript' }, handler: serveFile }),
-    route({ method: 'GET', path: '/firebase-messaging-sw.js', auth: 'none', describe: 'Web client push service worker', response: { type: 'text/javascript' }, handler: serveFile }),
-    route({ method: 'GET', path: '/manifest.webmanifest', auth: 'none', describe: 'Web app manifest', response: { type: 'application/manifest+json' }, handler: serveFile }),
+    route({ method: 'GET', path: '/assets/**', auth: 'none', describe: 'Web client scripts and styles (fingerprinted, immutable)', response: { type: 'text/javascript' }, handler: serveAsset }),
+    route({ method: 'GET', path: '/icons/**', auth: 'none', describe: 'Web client icons', response: { type: 'image/png' }, handler: serveAsset }),
+    route({ method: 'GET', path: '/sw.js', auth: 'none', describe: 'Web client service worker', response: { type: 'text/javascript' }, handler: serveAsset }),
+    route({ method: 'GET', path: '/firebase-messaging-sw.js', auth: 'none', describe: 'Web client push service worker', response: { type: 'text/javascript' }, handler: serveAsset }),
+    route({ method: 'GET', path: '/manifest.webmanifest', auth: 'none', describe: 'Web app manifest', response: { type: 'application/manifest+json' }, handler: serveAsset }),
     route({ method: 'GET', path: '/**', auth: 'none', describe: 'Web client (installable app)', response: { type: 'text/html' }, handler: serveShell }),
   ],
 })

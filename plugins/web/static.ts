@@ -1,9 +1,10 @@
 import { stat, readFile } from 'node:fs/promises'
+import { serveStatic, type H3Event, type StaticAssetMeta } from 'h3'
 import { extname, join, normalize, sep } from 'node:path'
 
 /**
- * Serving the built web client from plugins/web/dist/. Pure path and header rules live here so
- * they can be tested without a server; the route handlers only read the file.
+ * Serving the built web client from plugins/web/dist/ through h3's serveStatic. The path and
+ * header rules are plain functions, so they can be tested without a server.
  */
 
 const TYPES: Record<string, string> = {
@@ -32,19 +33,14 @@ export function cacheControlOf(urlPath: string): string {
 }
 
 /**
- * Maps a URL path to a file under `root`, or null when it is malformed or would leave `root`.
- * Decoding happens once; NUL bytes, backslashes and encoded separators are refused outright.
+ * Maps serveStatic's id to a file under `root`, or null when it would leave `root`. The id is
+ * decoded once already with reserved characters still escaped, and no built file has a `%` in
+ * its name: a remaining escape, a NUL byte, a backslash or a `..` segment is refused outright.
  */
-export function confine(root: string, urlPath: string): string | null {
-  let decoded: string
-  try {
-    decoded = decodeURIComponent(urlPath)
-  } catch {
-    return null
-  }
-  if (decoded.includes('\0') || decoded.includes('\\') || !decoded.startsWith('/')) return null
-  if (decoded.split('/').some((seg) => seg === '..')) return null
-  const file = normalize(join(root, decoded))
+export function confine(root: string, id: string): string | null {
+  if (/[%\\\0]/.test(id) || !id.startsWith('/')) return null
+  if (id.split('/').some((seg) => seg === '..')) return null
+  const file = normalize(join(root, id))
   const base = root.endsWith(sep) ? root : root + sep
   return file.startsWith(base) ? file : null
 }
@@ -52,22 +48,27 @@ export function confine(root: string, urlPath: string): string | null {
 /** Paths that look like files (have an extension) 404 when missing; the rest get the app shell. */
 export const isAppRoute = (urlPath: string): boolean => !urlPath.startsWith('/assets/') && !urlPath.startsWith('/icons/') && extname(urlPath) === ''
 
-export interface StaticFile {
-  body: Buffer
-  etag: string
-  type: string
+/** A regular file's type, size and validators (never a directory: there is no listing), or undefined. */
+async function metaOf(file: string | null): Promise<StaticAssetMeta | undefined> {
+  const st = file ? await stat(file).catch(() => null) : null
+  if (!st?.isFile()) return undefined
+  return { type: contentTypeOf(file!), size: st.size, mtime: st.mtime, etag: `W/"${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}"` }
 }
 
-/** Reads a regular file (never a directory: there is no listing), or null. */
-export async function readStatic(file: string): Promise<StaticFile | null> {
-  try {
-    const st = await stat(file)
-    if (!st.isFile()) return null
-    const body = await readFile(file)
-    return { body, etag: `W/"${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}"`, type: contentTypeOf(file) }
-  } catch {
-    return null
-  }
+/**
+ * Serves one file through h3's serveStatic (HEAD, 304 on a matching validator); `fileOf` maps
+ * its id to a file, null when there is none. Answers undefined when nothing is there to serve.
+ */
+export function serveFile(event: H3Event, fileOf: (id: string) => string | null, cachePath: string) {
+  const headers: Record<string, string> = { 'cache-control': cacheControlOf(cachePath), ...SECURITY_HEADERS }
+  if (contentTypeOf(cachePath).startsWith('text/html')) headers['content-security-policy'] = CSP
+  return serveStatic(event, {
+    fallthrough: true,
+    indexNames: [],
+    headers,
+    getMeta: (id) => metaOf(fileOf(id)),
+    getContents: (id) => readFile(fileOf(id)!),
+  })
 }
 
 /** Headers every page and asset carries. */
@@ -83,10 +84,3 @@ export const SECURITY_HEADERS: Record<string, string> = {
  */
 export const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; media-src 'self' blob:; connect-src 'self' http: https: ws: wss:; worker-src 'self'; manifest-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
-
-export function fileResponse(f: StaticFile, urlPath: string, request: Request, extra: Record<string, string> = {}): Response {
-  const headers: Record<string, string> = { 'content-type': f.type, 'cache-control': cacheControlOf(urlPath), etag: f.etag, ...SECURITY_HEADERS, ...extra }
-  if (f.type.startsWith('text/html')) headers['content-security-policy'] = CSP
-  if (request.headers.get('if-none-match') === f.etag) return new Response(null, { status: 304, headers })
-  return new Response(request.method === 'HEAD' ? null : new Uint8Array(f.body), { status: 200, headers })
-}

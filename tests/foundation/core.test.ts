@@ -138,18 +138,23 @@ describe('CORS', () => {
       const res = await pre(origin)
       expect(res.status).toBe(204)
       expect(res.headers.get('access-control-allow-origin')).toBe(origin)
-      expect(res.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type')
+      expect(res.headers.get('access-control-allow-headers')).toBe('Authorization,Content-Type')
       expect(res.headers.get('access-control-allow-credentials')).toBeNull()
     }
     const bad = await pre('https://evil.example.com')
     expect(bad.status).toBe(403)
     expect(bad.headers.get('access-control-allow-origin')).toBeNull()
+    expect(await bad.text()).toBe('origin https://evil.example.com is not allowed: add it to transport.allowed_origins')
     // The actual request from a listed origin carries Allow-Origin; an unlisted one does not.
     const ok = await b.request('/info', { headers: { origin: 'https://app.example.com' } })
     expect(ok.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
     const no = await b.request('/info', { headers: { origin: 'https://evil.example.com' } })
     expect(no.status).toBe(200)
     expect(no.headers.get('access-control-allow-origin')).toBeNull()
+    // Error answers the handlers build carry it too, so the web app can read them.
+    const denied = await fetch(`${b.url}/info`, { headers: { origin: 'https://app.example.com' } })
+    expect(denied.status).toBe(401)
+    expect(denied.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
   })
 })
 
@@ -177,6 +182,27 @@ describe('config', () => {
     writeFileSync(join(dir, 'config.json'), '{"admin_token": ')
     expect(() => loadConfig({ dir, env: {} })).toThrow(/config file .*config\.json is not valid JSON/)
     expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe('{"admin_token": ')
+  })
+
+  it('refuses a config key of the wrong type in one line naming the key, without replacing the file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bridge-cfg-'))
+    for (const [body, want] of [
+      ['{"transport": {"addr": 8787}}', 'transport.addr: Invalid type: Expected string but received 8787'],
+      ['{"transport": {"mode": "tunnel"}}', 'transport.mode: want "direct" or "relay"'],
+      ['{"transport": {"allowed_origins": "https://a.example"}}', 'transport.allowed_origins: Invalid type: Expected Array but received "https://a.example"'],
+      ['{"notify": {"webhooks": [{"url": "https://h.example", "secret": 5}]}}', 'notify.webhooks.0.secret: Invalid type: Expected string but received 5'],
+      ['{"notify": {"webpush": {"insecure": "yes"}}}', 'notify.webpush.insecure: want true or false'],
+      ['[]', '(the file): want a JSON object'],
+      ['{"transport": ["x"]}', 'transport: want a JSON object'],
+      ['{"notify": 1}', 'notify: want a JSON object'],
+    ]) {
+      writeFileSync(join(dir, 'config.json'), body)
+      expect(() => loadConfig({ dir, env: {} })).toThrow(`config file ${join(dir, 'config.json')}: ${want}; fix or remove the key, the file was left untouched`)
+      expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe(body)
+    }
+    // Unset (null) keys and keys the table does not list are accepted.
+    writeFileSync(join(dir, 'config.json'), '{"server_name": null, "transport": {"public_url": null, "extra": 1}, "later": true}')
+    expect(loadConfig({ dir, env: {} }).transport.public_url).toBe('')
   })
 
   it('refuses a corrupt device registry at start-up with a clear message', async () => {

@@ -1,7 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createServer, type Server } from 'node:http'
 import { connect, type AddressInfo, type Socket } from 'node:net'
 import { createRelayHub, RELAY_IDLE_MS, type RelayHub } from '../../plugins/suggestions/relay.ts'
+
+/** The dev server's side of the last upgrade. */
+let upgraded: Socket | undefined
 
 /** A dev server on loopback: echoes request facts over HTTP and echoes bytes after an upgrade. */
 function devServer(): Server {
@@ -10,7 +13,8 @@ function devServer(): Server {
     res.end(JSON.stringify({ url: req.url, host: req.headers.host, fwd: req.headers['x-forwarded-host'], cookie: req.headers.cookie ?? null }))
   })
   s.on('upgrade', (req, sock: Socket) => {
-    sock.write(`HTTP/1.1 101 Switching Protocols\r\nupgrade: echo\r\nconnection: upgrade\r\nx-saw-host: ${req.headers.host}\r\n\r\n`)
+    upgraded = sock
+    sock.write(`HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: upgrade\r\nx-saw-host: ${req.headers.host}\r\n\r\n`)
     sock.on('data', (d) => sock.write(Buffer.concat([Buffer.from('echo:'), d])))
   })
   return s
@@ -22,7 +26,7 @@ function rawUpgrade(port: number, cookie?: string): Promise<{ head: string; sock
     let buf = ''
     sock.on('error', reject)
     sock.on('connect', () =>
-      sock.write(`GET /ws HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nupgrade: echo\r\nconnection: upgrade\r\n${cookie ? `cookie: ${cookie}\r\n` : ''}\r\n`),
+      sock.write(`GET /ws HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nupgrade: websocket\r\nconnection: upgrade\r\n${cookie ? `cookie: ${cookie}\r\n` : ''}\r\n`),
     )
     const onData = (d: Buffer) => {
       buf += d.toString('latin1')
@@ -78,6 +82,8 @@ describe('loopback relay', () => {
     up.sock.write('ping')
     expect(await echoed).toBe('echo:ping')
     up.sock.destroy()
+    // The client hanging up closes the dev server's side too.
+    await vi.waitFor(() => expect(upgraded?.readableEnded).toBe(true))
   })
 
   it('answers 502 when the dev server stopped, and closes when idle', async () => {

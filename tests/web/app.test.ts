@@ -89,6 +89,8 @@ describe('web client', () => {
     expect(shell.status).toBe(200)
     expect(shell.headers.get('content-type')).toBe('text/html; charset=utf-8')
     expect(shell.headers.get('cache-control')).toBe('no-cache')
+    expect(shell.headers.get('content-security-policy')).toMatch(/^default-src 'self';/)
+    expect(shell.headers.get('x-content-type-options')).toBe('nosniff')
     const html = await shell.text()
     const js = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1]
     expect(js).toBeTruthy()
@@ -96,6 +98,9 @@ describe('web client', () => {
     expect(asset.status).toBe(200)
     expect(asset.headers.get('content-type')).toBe('text/javascript; charset=utf-8')
     expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable')
+    expect(asset.headers.get('content-security-policy')).toBeNull()
+    const head = await fetch(stack.bridge.url + js, { method: 'HEAD' })
+    expect([head.status, head.headers.get('etag'), await head.text()]).toEqual([200, asset.headers.get('etag'), ''])
     const sw = await fetch(stack.bridge.url + '/sw.js')
     expect(sw.headers.get('cache-control')).toBe('no-cache')
     expect(sw.headers.get('content-type')).toBe('text/javascript; charset=utf-8')
