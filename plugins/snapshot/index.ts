@@ -63,6 +63,8 @@ export default defineBridgePlugin({
       response: v.object({ result: v.object({ snapshot: snapshotSchema }) }),
       // The body of the current revision, kept serialised (and compressed) across reads.
       async handler({ event, state }) {
+        // h3 sets the answer's Vary from the event's headers (CORS names Origin there).
+        event.res.headers.append('vary', 'Accept-Encoding')
         return jsonBodyResponse(event.req, await state.live.body())
       },
     }),
