@@ -4,7 +4,7 @@
  * stream, binary downloads and anything already encoded pass untouched. WebSocket routes that
  * send large JSON frames negotiate `permessage-deflate` with a bounded per-socket cost.
  */
-import { constants, createBrotliCompress, createGzip } from 'node:zlib'
+import { brotliCompressSync, constants, createBrotliCompress, createGzip, gzipSync } from 'node:zlib'
 import { Duplex } from 'node:stream'
 import type { PerMessageDeflateOptions } from 'crossws'
 
@@ -14,7 +14,7 @@ export const MIN_COMPRESS_BYTES = 1024
 /** JSON media types: `application/json` and `application/*+json`. */
 const COMPRESSIBLE = /^application\/(?:[\w.-]+\+)?json\b/i
 
-type Encoding = 'br' | 'gzip'
+export type Encoding = 'br' | 'gzip'
 
 /** The best encoding the request accepts (br over gzip, q=0 refuses), or null. */
 export function pickEncoding(acceptEncoding: string | null): Encoding | null {
@@ -37,11 +37,29 @@ export function pickEncoding(acceptEncoding: string | null): Encoding | null {
   return null
 }
 
+// Brotli's default quality (11) costs tens of ms on a snapshot; 4 keeps most of the ratio.
+const BROTLI = { params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } }
+const GZIP = { level: 6 }
+
 function encoder(encoding: Encoding): Duplex {
-  // Brotli's default quality (11) costs tens of ms on a snapshot; 4 keeps most of the ratio.
-  return encoding === 'br'
-    ? createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } })
-    : createGzip({ level: 6 })
+  return encoding === 'br' ? createBrotliCompress(BROTLI) : createGzip(GZIP)
+}
+
+/** A whole body compressed at once, with the settings of the streamed answers: for bodies kept and sent many times. */
+export function encodeBody(encoding: Encoding, body: Uint8Array): Buffer {
+  return encoding === 'br' ? brotliCompressSync(body, BROTLI) : gzipSync(body, GZIP)
+}
+
+/**
+ * A kept JSON body as the answer to `request`: compressed (from the body's own cache) when the
+ * request accepts it and the body is worth it, with `Vary: Accept-Encoding` either way.
+ */
+export function jsonBodyResponse(request: Request, body: { json: Uint8Array; encoded(encoding: Encoding): Uint8Array }): Response {
+  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', vary: 'Accept-Encoding' }
+  const encoding = body.json.byteLength >= MIN_COMPRESS_BYTES ? pickEncoding(request.headers.get('accept-encoding')) : null
+  // A known length: the client reads one sized body instead of chunks (compressed ones stay chunked, as streamed answers are).
+  if (request.method === 'HEAD' || !encoding) return new Response(body.json as Uint8Array<ArrayBuffer>, { headers: { ...headers, 'content-length': String(body.json.byteLength) } })
+  return new Response(body.encoded(encoding) as Uint8Array<ArrayBuffer>, { headers: { ...headers, 'content-encoding': encoding } })
 }
 
 /**
@@ -54,8 +72,10 @@ export async function compressResponse(request: Request, response: Response): Pr
   if (!COMPRESSIBLE.test(type) || !response.body || request.method === 'HEAD') return response
   if (response.status < 200 || response.status === 204 || response.status === 206 || response.status === 304) return response
   if (response.headers.has('content-encoding') || /\bno-transform\b/i.test(response.headers.get('cache-control') ?? '')) return response
+  const vary = response.headers.get('vary')
+  // The route chose its encoding itself (a kept body, see jsonBodyResponse): send it as it is.
+  if (vary && /\baccept-encoding\b/i.test(vary)) return response
   const headers = new Headers(response.headers)
-  const vary = headers.get('vary')
   if (!vary) headers.set('vary', 'Accept-Encoding')
   else if (!/\baccept-encoding\b|\*/i.test(vary)) headers.set('vary', `${vary}, Accept-Encoding`)
   const init = { status: response.status, statusText: response.statusText, headers }

@@ -8,26 +8,45 @@
  * fresh `session.snapshot`. Because bus subscribers run in publish order and this one applies
  * synchronously, a read that starts after an event with seq S reflects S. A background
  * reconcile every `reconcileMs` (while someone reads) catches what no event announced. A session
- * whose ingest is not connected is always read fresh. Branch and `last_activity_ts` are added per
- * read from the caches of lib/snapshot.ts, which check file signatures as before.
+ * whose ingest is not connected is always read fresh.
+ *
+ * Reads that nothing changed since cost a buffer: the merged, enriched snapshot and its JSON body
+ * (and compressed forms) are kept per revision, and the revision moves with every change the
+ * model applies. Each agent's enrichment (branch, `last_activity_ts`, subagents) is kept by the
+ * agent fields it is read from; a new or changed agent is enriched before the read answers, and
+ * all of them are read again in the background every `enrichMs / 2` (a read waits once they are
+ * `enrichMs` old), so a checkout or a transcript write shows within `enrichMs`.
  */
 import type { PluginContext } from '../core/plugin.ts'
 import type { BusEvent } from '../core/bus.ts'
 import { HerdrError } from '../core/herdr/index.ts'
-import { enrichAgents, mergeSnapshots, sessionSnapshot } from './snapshot.ts'
+import { encodeBody, type Encoding } from '../core/compress.ts'
+import { applyEnrichment, enrichmentOf, mergeSnapshots, rankAgents, sessionSnapshot, type Enrichment, type RankedAgent } from './snapshot.ts'
 
 export interface LiveSnapshotOptions {
   /** Longest time a change herdr made without an event stays unseen; default 5 s. */
   reconcileMs?: number
+  /** Longest time a branch or transcript change stays unseen; default 1 s. */
+  enrichMs?: number
+}
+
+/** One revision of the answer: shared by every read of it, so never mutated. */
+export interface SnapshotBody {
+  /** `{"result":{"snapshot":…}}`, UTF-8. */
+  json: Buffer
+  /** The same body compressed, made on first ask. */
+  encoded(encoding: Encoding): Buffer
 }
 
 export interface LiveSnapshot {
-  /** The merged, enriched snapshot (same shape as `buildSnapshot`). */
+  /** The merged, enriched snapshot (same shape as `buildSnapshot`); shared, read-only. */
   get(): Promise<Record<string, any>>
+  /** The `/snapshot` answer of the current revision. */
+  body(): Promise<SnapshotBody>
   stop(): void
 }
 
-type Ctx = Pick<PluginContext, 'herdr' | 'agentKinds' | 'bus' | 'now'> & { home?: string }
+type Ctx = Pick<PluginContext, 'herdr' | 'agentKinds' | 'bus' | 'now'> & { home?: string; env?: NodeJS.ProcessEnv }
 
 const ARRAYS = ['agents', 'panes', 'tabs', 'workspaces', 'layouts'] as const
 
@@ -47,20 +66,42 @@ interface SessionModel {
   /** Status changes applied while a fetch was in flight; replayed onto its result. */
   journal: Record<string, any>[] | null
   maxSeq: number
+  /** herdr's last answer as JSON: an identical reconcile keeps the part (and the revision). */
+  raw: string
+}
+
+/** The agent fields its enrichment is read from: everything but the status herdr moves. */
+const enrichKey = (a: Record<string, any>): string => {
+  const { agent_status: _s, state_change_seq: _q, session: _n, ...rest } = a
+  return JSON.stringify(rest)
+}
+
+interface Built {
+  rev: number
+  snapshot: Record<string, any>
+  body?: SnapshotBody
 }
 
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v)
 
 export function createLiveSnapshot(ctx: Ctx, opts: LiveSnapshotOptions = {}): LiveSnapshot {
   const reconcileMs = opts.reconcileMs ?? 5000
+  const enrichMs = opts.enrichMs ?? 1000
   const models = new Map<string, SessionModel>()
   let lastRead = 0
   let stopped = false
+  /** Moves with every change a read could see: model, parts taken, enrichment. */
+  let rev = 1
+  let built: Built | null = null
+  /** Enrichment by enrichKey, with the agent it was read for (to read it again). */
+  let enriched = new Map<string, { agent: Record<string, any>; value: Enrichment }>()
+  let checkedAt = 0
+  let checking: Promise<void> | null = null
 
   const model = (s: string): SessionModel => {
     let m = models.get(s)
     if (!m) {
-      m = { part: null, agentAt: new Map(), paneAt: new Map(), gen: 1, cleanGen: 0, fetchedAt: 0, fetching: null, fetchGen: 0, journal: null, maxSeq: 0 }
+      m = { part: null, agentAt: new Map(), paneAt: new Map(), gen: 1, cleanGen: 0, fetchedAt: 0, fetching: null, fetchGen: 0, journal: null, maxSeq: 0, raw: '' }
       models.set(s, m)
     }
     return m
@@ -95,6 +136,7 @@ export function createLiveSnapshot(ctx: Ctx, opts: LiveSnapshotOptions = {}): Li
     if (a.agent_status !== p.agent_status) {
       // herdr stamps each transition with its next global seq; the reconcile brings the real one.
       agents[i] = { ...a, agent_status: p.agent_status, state_change_seq: ++m.maxSeq }
+      rev++
       const j = m.paneAt.get(p.pane_id)
       if (j !== undefined) (m.part.panes as any[])[j] = { ...(m.part.panes as any[])[j], agent_status: p.agent_status }
     }
@@ -116,14 +158,22 @@ export function createLiveSnapshot(ctx: Ctx, opts: LiveSnapshotOptions = {}): Li
       try {
         const snap = await sessionSnapshot(ctx, s)
         if (models.get(s) !== m) return
-        m.part = mergeSnapshots([{ session: s, snapshot: snap }])
-        index(m)
+        const raw = JSON.stringify(snap)
+        // Unchanged since the part was taken (and no status applied since): keep it.
+        if (!(m.part && raw === m.raw && !m.journal?.length && m.cleanGen > 0)) {
+          m.part = mergeSnapshots([{ session: s, snapshot: snap }])
+          m.raw = raw
+          index(m)
+          rev++
+        }
         for (const p of m.journal ?? []) if (!applyStatus(m, p)) stale(m)
         m.cleanGen = startGen
         m.fetchedAt = ctx.now()
       } catch (err) {
         m.part = null
+        m.raw = ''
         m.cleanGen = 0
+        rev++
         throw err
       } finally {
         m.journal = null
@@ -168,42 +218,107 @@ export function createLiveSnapshot(ctx: Ctx, opts: LiveSnapshotOptions = {}): Li
   }, reconcileMs / 2)
   timer.unref?.()
 
+  /** Reads every kept enrichment again; a changed one moves the revision. */
+  const recheck = (): Promise<void> => {
+    checking ??= (async () => {
+      const started = ctx.now()
+      const entries = [...enriched.entries()]
+      const values = await Promise.all(entries.map(([, e]) => enrichmentOf(ctx, e.agent as any, { home: ctx.home, env: ctx.env })))
+      entries.forEach(([k, e], i) => {
+        if (JSON.stringify(values[i]) === JSON.stringify(e.value)) return
+        if (enriched.get(k) === e) enriched.set(k, { agent: e.agent, value: values[i] })
+        rev++
+      })
+      checkedAt = started
+    })().finally(() => (checking = null))
+    return checking
+  }
+
+  /** The snapshot of the current revision, merged and enriched only when the revision moved. */
+  const current = async (): Promise<Built> => {
+    lastRead = ctx.now()
+    await ctx.herdr.ready?.()
+    const sessions = ctx.herdr.sessions()
+    for (const s of models.keys())
+      if (!sessions.includes(s)) {
+        models.delete(s)
+        rev++
+      }
+    const results = await Promise.allSettled(
+      sessions.map((s) => {
+        const m = model(s)
+        return fresh(s, m) ? m : refresh(s, m).then(() => m)
+      }),
+    )
+    const parts: { session: string; part: Record<string, any> }[] = []
+    let firstError: unknown
+    results.forEach((r, i) => {
+      if (r.status === 'fulfilled' && r.value.part) parts.push({ session: sessions[i], part: r.value.part })
+      else if (r.status === 'rejected') firstError ??= r.reason
+    })
+    if (!parts.length) throw firstError ?? new HerdrError('unreachable', 'no herdr session is reachable')
+    const age = ctx.now() - checkedAt
+    if (age >= enrichMs) await recheck()
+    else if (age >= enrichMs / 2) void recheck().catch(() => {})
+    const taken = parts.map((p) => p.session).join('\n')
+    if (built && built.rev === rev && built.snapshot.sessions.join('\n') === taken) return built
+    const at = rev
+    const merged: Record<string, any> = {}
+    for (const k of ARRAYS) merged[k] = []
+    for (const { part } of parts) {
+      for (const k in part) {
+        if (k === 'sessions') continue
+        const v = part[k]
+        if ((ARRAYS as readonly string[]).includes(k)) {
+          const into = merged[k] as unknown[]
+          // Agents get per-read fields; the rest is shared read-only with the model.
+          if (k === 'agents') for (const a of v) into.push(a && typeof a === 'object' ? { ...a } : a)
+          else for (const el of v) into.push(el)
+        } else if (!(k in merged)) merged[k] = v
+      }
+    }
+    merged.sessions = parts.map((p) => p.session)
+    const agents = (merged.agents as unknown[]).filter((a): a is RankedAgent => !!a && typeof a === 'object')
+    const keys = agents.map(enrichKey)
+    const next = new Map<string, { agent: Record<string, any>; value: Enrichment }>()
+    await Promise.all(
+      agents.map(async (a, i) => {
+        let e = enriched.get(keys[i]) ?? next.get(keys[i])
+        if (!e) {
+          const agent = { ...a }
+          e = { agent, value: await enrichmentOf(ctx, agent as any, { home: ctx.home, env: ctx.env }) }
+        }
+        next.set(keys[i], e)
+      }),
+    )
+    enriched = next
+    for (let i = 0; i < agents.length; i++) applyEnrichment(agents[i], next.get(keys[i])!.value)
+    merged.agents = rankAgents(agents)
+    // A change that landed while enriching is answered by the next read.
+    const b: Built = { rev: at, snapshot: merged }
+    if (at === rev) built = b
+    return b
+  }
+
   return {
     async get() {
-      lastRead = ctx.now()
-      await ctx.herdr.ready?.()
-      const sessions = ctx.herdr.sessions()
-      for (const s of models.keys()) if (!sessions.includes(s)) models.delete(s)
-      const results = await Promise.allSettled(
-        sessions.map((s) => {
-          const m = model(s)
-          return fresh(s, m) ? m : refresh(s, m).then(() => m)
-        }),
-      )
-      const parts: { session: string; part: Record<string, any> }[] = []
-      let firstError: unknown
-      results.forEach((r, i) => {
-        if (r.status === 'fulfilled' && r.value.part) parts.push({ session: sessions[i], part: r.value.part })
-        else if (r.status === 'rejected') firstError ??= r.reason
-      })
-      if (!parts.length) throw firstError ?? new HerdrError('unreachable', 'no herdr session is reachable')
-      const merged: Record<string, any> = {}
-      for (const k of ARRAYS) merged[k] = []
-      for (const { part } of parts) {
-        for (const k in part) {
-          if (k === 'sessions') continue
-          const v = part[k]
-          if ((ARRAYS as readonly string[]).includes(k)) {
-            const into = merged[k] as unknown[]
-            // Agents get per-read fields; the rest is shared read-only with the model.
-            if (k === 'agents') for (const a of v) into.push(a && typeof a === 'object' ? { ...a } : a)
-            else for (const el of v) into.push(el)
-          } else if (!(k in merged)) merged[k] = v
+      return (await current()).snapshot
+    },
+    async body() {
+      const b = await current()
+      if (!b.body) {
+        const json = Buffer.from(JSON.stringify({ result: { snapshot: b.snapshot } }))
+        const encoded = new Map<Encoding, Buffer>()
+        b.body = {
+          json,
+          encoded(encoding) {
+            let out = encoded.get(encoding)
+            if (!out) encoded.set(encoding, (out = encodeBody(encoding, json)))
+            return out
+          },
         }
       }
-      merged.sessions = parts.map((p) => p.session)
-      merged.agents = await enrichAgents(ctx, merged.agents, { home: ctx.home })
-      return merged
+      return b.body
     },
     stop() {
       stopped = true

@@ -237,50 +237,63 @@ export async function buildSnapshot(ctx: SnapshotCtx, opts: { home?: string; bra
   return merged
 }
 
-/**
- * Adds branch, attention_rank, recency_rank and the transcript-derived fields to agents already
- * carrying `session` (in place), and returns them sorted. Git runs once per distinct directory,
- * in parallel; kinds without a transcript reader cost no extra await.
- */
-export async function enrichAgents(
-  ctx: Pick<PluginContext, 'agentKinds'>,
-  raw: AgentInfo[],
-  opts: { home?: string; env?: NodeJS.ProcessEnv; branch?: BranchReader } = {},
-): Promise<RankedAgent[]> {
+/** The fields an agent's enrichment adds from files: its branch and what its transcript tells. */
+export interface Enrichment {
+  branch: string
+  last_activity_ts?: number
+  subagents?: { total: number; running: number }
+}
+
+type EnrichOpts = { home?: string; env?: NodeJS.ProcessEnv; branch?: BranchReader }
+
+/** Reads one agent's enrichment (git HEAD, transcript tail and roster); never rejects. */
+export async function enrichmentOf(ctx: Pick<PluginContext, 'agentKinds'>, a: AgentInfo, opts: EnrichOpts = {}): Promise<Enrichment> {
   const host = { home: opts.home ?? '', env: opts.env ?? {} }
   const reader = opts.branch ?? branchOf
-  const agents = raw.filter((a): a is RankedAgent => !!a && typeof a === 'object')
-  const dirs = new Map<string, string>()
+  const t = ctx.agentKinds.get(a.agent)?.transcript
+  const dir = a.foreground_cwd || a.cwd
+  const out: Enrichment = { branch: '' }
+  await Promise.all([
+    typeof dir === 'string' && dir ? reader(dir).then((b) => void (out.branch = b), () => {}) : undefined,
+    t?.lastActivity?.(a, host).then(
+      (last) => void (isInt(last) && last > 0 && (out.last_activity_ts = last)),
+      () => {},
+    ),
+    t?.subagentCounts?.(a, host).then(
+      (s) => void (s && isInt(s.total) && isInt(s.running) && s.total > 0 && (out.subagents = { total: s.total, running: s.running })),
+      () => {},
+    ),
+  ])
+  return out
+}
+
+/** Sets an agent's enrichment fields (in place), dropping the ones the enrichment lacks. */
+export function applyEnrichment(a: RankedAgent, e: Enrichment): void {
+  a.branch = e.branch
+  if (e.last_activity_ts === undefined) delete a.last_activity_ts
+  else a.last_activity_ts = e.last_activity_ts
+  if (e.subagents === undefined) delete a.subagents
+  else a.subagents = { ...e.subagents }
+}
+
+/** attention_rank, recency_rank and the default session on enriched agents (in place), in client order. */
+export function rankAgents(agents: RankedAgent[]): RankedAgent[] {
   for (const a of agents) {
-    const dir = a.foreground_cwd || a.cwd
-    if (typeof dir === 'string' && dir) dirs.set(dir, '')
-  }
-  const pending: Promise<unknown>[] = [...dirs.keys()].map((d) => reader(d).then((b) => dirs.set(d, b), () => {}))
-  for (const a of agents) {
-    const t = ctx.agentKinds.get(a.agent)?.transcript
-    delete a.last_activity_ts
-    delete a.subagents
-    if (t?.lastActivity)
-      pending.push(
-        t.lastActivity(a, host).then(
-          (last) => void (isInt(last) && last > 0 && (a.last_activity_ts = last)),
-          () => {},
-        ),
-      )
-    if (t?.subagentCounts)
-      pending.push(
-        t.subagentCounts(a, host).then(
-          (s) => void (s && isInt(s.total) && isInt(s.running) && s.total > 0 && (a.subagents = { total: s.total, running: s.running })),
-          () => {},
-        ),
-      )
-  }
-  await Promise.all(pending)
-  for (const a of agents) {
-    a.branch = dirs.get(a.foreground_cwd || a.cwd || '') ?? ''
     a.attention_rank = attentionRank(a.agent_status)
     if (typeof a.session !== 'string') a.session = 'default'
   }
   assignRecency(agents)
   return sortAgents(agents)
+}
+
+/**
+ * Adds branch, attention_rank, recency_rank and the transcript-derived fields to agents already
+ * carrying `session` (in place), and returns them sorted. Each agent's files are read in
+ * parallel; the branch reader shares one git lookup per directory.
+ */
+export async function enrichAgents(ctx: Pick<PluginContext, 'agentKinds'>, raw: AgentInfo[], opts: EnrichOpts = {}): Promise<RankedAgent[]> {
+  const agents = raw.filter((a): a is RankedAgent => !!a && typeof a === 'object')
+  const found = await Promise.all(agents.map((a) => enrichmentOf(ctx, a, opts)))
+  agents.forEach((a, i) => applyEnrichment(a, found[i]))
+  return rankAgents(agents)
 }

@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
+import { jsonBodyResponse } from '../../core/compress.ts'
 import { acquireLiveSnapshot, type LiveSnapshot } from '../../lib/live-snapshot.ts'
 
 /**
@@ -60,8 +61,11 @@ export default defineBridgePlugin({
       auth: 'device',
       describe: 'Merged snapshot of all herdr sessions, agents ranked for attention',
       response: v.object({ result: v.object({ snapshot: snapshotSchema }) }),
-      async handler({ state }) {
-        return { result: { snapshot: await state.live.get() } }
+      // The body of the current revision, kept serialised (and compressed) across reads.
+      async handler({ event, state }) {
+        // h3 sets the answer's Vary from the event's headers (CORS names Origin there).
+        event.res.headers.append('vary', 'Accept-Encoding')
+        return jsonBodyResponse(event.req, await state.live.body())
       },
     }),
   ],

@@ -7,6 +7,10 @@ import userConfig from '../../bridge.config.ts'
 import snapshotPlugin from '../../plugins/snapshot/index.ts'
 import { openEvents } from '../events/ws-client.ts'
 import { isStatus, newPane, setStatus } from '../events/common.ts'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { git, makeRepo } from '../herdr-client/helpers.ts'
 
 const RECONCILE_MS = 1500
 
@@ -84,5 +88,22 @@ describe('live snapshot', () => {
     raw.close()
     // One interval, plus room for the round trip on a loaded machine.
     expect(Date.now() - changed).toBeLessThan(RECONCILE_MS + 1500)
+  })
+
+  test('unchanged reads answer the same body; a checkout no herdr event announces still shows', async () => {
+    const dir = makeRepo(mkdtempSync(join(tmpdir(), 'live-branch-')))
+    try {
+      const pane = (await st.sim.request('workspace.create', { cwd: dir })).root_pane.pane_id as string
+      await setStatus(st.sim, pane, 'working')
+      const branchOf = async () => agentOf(await snapshot(), pane)?.branch
+      await expect.poll(branchOf, { timeout: 20_000 }).toBe('main')
+      const body = async () => (await st.bridge.request('/snapshot')).text()
+      const first = await body()
+      expect(await body()).toBe(first)
+      git(dir, 'checkout', '-q', '-b', 'topic')
+      await expect.poll(branchOf, { timeout: 20_000, interval: 50 }).toBe('topic')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
