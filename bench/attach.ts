@@ -117,7 +117,9 @@ export async function run(): Promise<void> {
     const bridgeTp = Math.max(await b.stream(), await b.stream())
     const lat = await echoes(b)
     b.close()
-    console.log(`throughput (${MB} MB, best of 2): floor (CLI stand-in stdout) ${floorTp.toFixed(0)} MB/s, /attach ${bridgeTp.toFixed(0)} MB/s, ratio ${(bridgeTp / floorTp).toFixed(2)}   (target ≥ 0.8)`)
+    console.log(
+      `throughput (${MB} MB, best of 2): floor (CLI stand-in stdout) ${floorTp.toFixed(0)} MB/s, /attach ${bridgeTp.toFixed(0)} MB/s, ratio ${(bridgeTp / floorTp).toFixed(2)}   (target ≥ 0.8)`,
+    )
     console.log(
       `keystroke→echo (${KEYS}): floor p50 ${pct(floorLat, 50).toFixed(2)} ms p99 ${pct(floorLat, 99).toFixed(2)} ms; /attach p50 ${pct(lat, 50).toFixed(2)} ms p99 ${pct(lat, 99).toFixed(2)} ms; p50 over floor +${(pct(lat, 50) - pct(floorLat, 50)).toFixed(2)} ms   (target ≤ +2 ms)`,
     )

@@ -76,7 +76,16 @@ export async function run(): Promise<void> {
     for (let i = 0; i < 5; i++) await Promise.all([floor(), http(''), http('&context=1')])
 
     const agentGet = () => herdrRequest(sim.socketPath('default'), 'agent.get', { target: pane }, { session: 'default' })
-    const ms = { floor: [] as number[], seq: [] as number[], full: [] as number[], ctx: [] as number[], herdr: [] as number[], read: [] as number[], coldFloor: [] as number[], coldFull: [] as number[] }
+    const ms = {
+      floor: [] as number[],
+      seq: [] as number[],
+      full: [] as number[],
+      ctx: [] as number[],
+      herdr: [] as number[],
+      read: [] as number[],
+      coldFloor: [] as number[],
+      coldFull: [] as number[],
+    }
     let edits = 0
     /** A real change: one modified file gets new content (and a new mtime and size). */
     const change = () => {
@@ -113,10 +122,14 @@ export async function run(): Promise<void> {
     const r = (a: number[]) => (pct(a, 50) / pct(ms.floor, 50)).toFixed(2)
     console.log(`  cold: floor after a change                     p50 ${f(pct(ms.coldFloor, 50))} ms  p99 ${f(pct(ms.coldFloor, 99))} ms`)
     console.log(`  cold: GET /diff after a change                 p50 ${f(pct(ms.coldFull, 50))} ms  p99 ${f(pct(ms.coldFull, 99))} ms`)
-    console.log(`  ratio warm /diff ÷ floor p50 ${r(ms.full)}× (target ≤ 1.2×)   cold /diff ÷ cold floor p50 ${(pct(ms.coldFull, 50) / pct(ms.coldFloor, 50)).toFixed(2)}× (target ≤ 1.3×)`)
+    console.log(
+      `  ratio warm /diff ÷ floor p50 ${r(ms.full)}× (target ≤ 1.2×)   cold /diff ÷ cold floor p50 ${(pct(ms.coldFull, 50) / pct(ms.coldFloor, 50)).toFixed(2)}× (target ≤ 1.3×)`,
+    )
     console.log(`  /diff?context=1 ÷ floor p50 ${r(ms.ctx)}×   readGit ÷ floor p50 ${r(ms.read)}×`)
     const withHerdr = pct(ms.floor, 50) + pct(ms.herdr, 50)
-    console.log(`  ratio /diff ÷ (floor + agent.get) p50 ${(pct(ms.full, 50) / withHerdr).toFixed(2)}×   /diff ÷ sequential git p50 ${(pct(ms.full, 50) / pct(ms.seq, 50)).toFixed(2)}×`)
+    console.log(
+      `  ratio /diff ÷ (floor + agent.get) p50 ${(pct(ms.full, 50) / withHerdr).toFixed(2)}×   /diff ÷ sequential git p50 ${(pct(ms.full, 50) / pct(ms.seq, 50)).toFixed(2)}×`,
+    )
   } finally {
     await stack.close()
   }

@@ -87,12 +87,14 @@ function subscriber(url: string) {
     ws,
     got,
     listeners,
-    ready: () => new Promise<void>((r) => {
-      const i = setInterval(() => snapshot && (clearInterval(i), r()), 5)
-    }),
-    until: (seq: number) => new Promise<void>((r) => {
-      const i = setInterval(() => maxSeq >= seq && (clearInterval(i), r()), 5)
-    }),
+    ready: () =>
+      new Promise<void>((r) => {
+        const i = setInterval(() => snapshot && (clearInterval(i), r()), 5)
+      }),
+    until: (seq: number) =>
+      new Promise<void>((r) => {
+        const i = setInterval(() => maxSeq >= seq && (clearInterval(i), r()), 5)
+      }),
   }
 }
 

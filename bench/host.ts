@@ -42,12 +42,22 @@ export async function run(): Promise<void> {
       writeFileSync(f, `---\ndescription: command number ${i}\nargument-hint: [x]\n---\n${'body\n'.repeat(50)}`)
       files.push(f)
     }
-    line('/commands discovery (300 files)', await time(50, () => claudeCommands(join(root, 'project'), join(root, 'nohome'))), 'raw head reads', await time(50, () => files.forEach((f) => readHead(f))))
+    line(
+      '/commands discovery (300 files)',
+      await time(50, () => claudeCommands(join(root, 'project'), join(root, 'nohome'))),
+      'raw head reads',
+      await time(50, () => files.forEach((f) => readHead(f))),
+    )
 
     const big = join(root, 'big')
     for (let i = 0; i < 2000; i++) mkdirSync(join(big, `dir${String(i).padStart(4, '0')}`), { recursive: true })
     const roots = [{ path: root, label: '~', kind: 'home' as const }]
-    line('/browse listing (2000 dirs)', await time(50, () => listDirectory(big, roots, { hidden: false, openWorkspaces: new Map() })), 'readdir', await time(50, () => readdirSync(big, { withFileTypes: true })))
+    line(
+      '/browse listing (2000 dirs)',
+      await time(50, () => listDirectory(big, roots, { hidden: false, openWorkspaces: new Map() })),
+      'readdir',
+      await time(50, () => readdirSync(big, { withFileTypes: true })),
+    )
   } finally {
     rmSync(root, { recursive: true, force: true })
   }

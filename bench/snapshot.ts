@@ -28,12 +28,15 @@ const KINDS = ['claude', 'codex', 'pi']
 function wireBytes(url: string, token: string, acceptEncoding?: string): Promise<{ bytes: number; encoding?: string }> {
   const u = new URL(url)
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: u.hostname, port: u.port, path: u.pathname, headers: { authorization: `Bearer ${token}`, ...(acceptEncoding ? { 'accept-encoding': acceptEncoding } : {}) } }, (res) => {
-      let bytes = 0
-      res.on('data', (c: Buffer) => (bytes += c.length))
-      res.on('end', () => resolve({ bytes, encoding: res.headers['content-encoding'] as string | undefined }))
-      res.on('error', reject)
-    })
+    const req = httpRequest(
+      { host: u.hostname, port: u.port, path: u.pathname, headers: { authorization: `Bearer ${token}`, ...(acceptEncoding ? { 'accept-encoding': acceptEncoding } : {}) } },
+      (res) => {
+        let bytes = 0
+        res.on('data', (c: Buffer) => (bytes += c.length))
+        res.on('end', () => resolve({ bytes, encoding: res.headers['content-encoding'] as string | undefined }))
+        res.on('error', reject)
+      },
+    )
     req.on('error', reject)
     req.end()
   })
@@ -74,7 +77,12 @@ export async function run(): Promise<void> {
     }
     // Every third agent is claude with a session file of 200 lines under ~/.claude/projects.
     const line = (i: number, ts: string) =>
-      JSON.stringify({ type: i % 2 ? 'user' : 'assistant', uuid: `u${i}`, timestamp: ts, message: { role: i % 2 ? 'user' : 'assistant', content: `line ${i} ${'lorem ipsum '.repeat(20)}` } })
+      JSON.stringify({
+        type: i % 2 ? 'user' : 'assistant',
+        uuid: `u${i}`,
+        timestamp: ts,
+        message: { role: i % 2 ? 'user' : 'assistant', content: `line ${i} ${'lorem ipsum '.repeat(20)}` },
+      })
     for (const [i, p] of panes.entries()) {
       if (i >= AGENTS) break // the rest stay plain shells
       const kind = KINDS[i % KINDS.length]
@@ -87,7 +95,11 @@ export async function run(): Promise<void> {
         writeFileSync(join(dir, `${sid}.jsonl`), Array.from({ length: 200 }, (_, k) => line(k, new Date(base + k * 1000).toISOString())).join('\n') + '\n')
         // herdr keeps a herdr:claude report only while something other than the shell runs there.
         await sim.request('pane.send_text', { pane_id: p.id, text: 'sleep 600\r' }, p.session)
-        await sim.request('sim.set_status', { pane_id: p.id, state: STATES[i % STATES.length], agent: 'claude', source: 'herdr:claude', agent_session_id: sid, seen: i % 3 !== 0 }, p.session)
+        await sim.request(
+          'sim.set_status',
+          { pane_id: p.id, state: STATES[i % STATES.length], agent: 'claude', source: 'herdr:claude', agent_session_id: sid, seen: i % 3 !== 0 },
+          p.session,
+        )
       } else await sim.request('sim.set_status', { pane_id: p.id, state: STATES[i % STATES.length], agent: kind, seen: i % 3 !== 0 }, p.session)
     }
     const setupS = (performance.now() - t0) / 1000
@@ -134,12 +146,18 @@ export async function run(): Promise<void> {
     const br = await wireBytes(`${bridge.url}/snapshot`, bridge.adminToken, 'br')
     const gz = await wireBytes(`${bridge.url}/snapshot`, bridge.adminToken, 'gzip')
     const f = (x: number) => x.toFixed(2).padStart(7)
-    console.log(`bench/snapshot: ${AGENTS} agents (claude ${dated} dated from transcripts, codex, pi) + ${PLAIN} plain panes, ${SESSIONS.length} sessions, ${REPOS} repos, ${ROUNDS} rounds, ${(bytes / 1024).toFixed(0)} KiB body (setup ${setupS.toFixed(1)} s)`)
+    console.log(
+      `bench/snapshot: ${AGENTS} agents (claude ${dated} dated from transcripts, codex, pi) + ${PLAIN} plain panes, ${SESSIONS.length} sessions, ${REPOS} repos, ${ROUNDS} rounds, ${(bytes / 1024).toFixed(0)} KiB body (setup ${setupS.toFixed(1)} s)`,
+    )
     console.log(`  raw session.snapshot ×${SESSIONS.length} (floor)  p50 ${f(pct(rawMs, 50))} ms  p99 ${f(pct(rawMs, 99))} ms`)
     console.log(`  GET /snapshot                   p50 ${f(pct(httpMs, 50))} ms  p99 ${f(pct(httpMs, 99))} ms`)
-    console.log(`  ratio /snapshot ÷ floor         p50 ${(pct(httpMs, 50) / pct(rawMs, 50)).toFixed(2)}×   p99 ${(pct(httpMs, 99) / pct(rawMs, 99)).toFixed(2)}×   (target p50 ≤ 0.25×, p99 ≤ 0.5×)`)
+    console.log(
+      `  ratio /snapshot ÷ floor         p50 ${(pct(httpMs, 50) / pct(rawMs, 50)).toFixed(2)}×   p99 ${(pct(httpMs, 99) / pct(rawMs, 99)).toFixed(2)}×   (target p50 ≤ 0.25×, p99 ≤ 0.5×)`,
+    )
     console.log(`  (information) GET /healthz p50 ${f(pct(tinyMs, 50))} ms; client JSON.parse of the body p50 ${f(pct(parseMs, 50))} ms`)
-    console.log(`  bytes on the wire: plain ${plain.bytes} B; ${br.encoding} ${br.bytes} B (${(br.bytes / plain.bytes).toFixed(3)}×); ${gz.encoding} ${gz.bytes} B (${(gz.bytes / plain.bytes).toFixed(3)}×)   (target ≤ 0.2×)`)
+    console.log(
+      `  bytes on the wire: plain ${plain.bytes} B; ${br.encoding} ${br.bytes} B (${(br.bytes / plain.bytes).toFixed(3)}×); ${gz.encoding} ${gz.bytes} B (${(gz.bytes / plain.bytes).toFixed(3)}×)   (target ≤ 0.2×)`,
+    )
   } finally {
     await stack.close()
   }

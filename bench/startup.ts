@@ -72,7 +72,10 @@ export async function run(): Promise<void> {
   mkdirSync(join(home, 'run'), { mode: 0o700 })
   const sim = await startSim({ home, sessions: ['default'] })
   const env = { ...process.env, ...sim.clientEnv(), BRIDGE_HERDR_BIN: sim.herdrBin, XDG_RUNTIME_DIR: join(home, 'run'), BRIDGE_DIR: join(home, 'data'), BRIDGE_LOG_LEVEL: '3' }
-  const floorArgs = (port: number) => ['-e', `require('http').createServer((q, s) => { s.setHeader('content-type', 'application/json'); s.end('{"ok":true}') }).listen(${port}, '127.0.0.1')`]
+  const floorArgs = (port: number) => [
+    '-e',
+    `require('http').createServer((q, s) => { s.setHeader('content-type', 'application/json'); s.end('{"ok":true}') }).listen(${port}, '127.0.0.1')`,
+  ]
   const bridgeArgs = (port: number) => [join(dist, 'cli/main.js'), 'serve', '--addr', `127.0.0.1:${port}`]
   const cloneArgs = (port: number) => [join(root, 'cli/bin.mjs'), 'serve', '--addr', `127.0.0.1:${port}`]
 
@@ -119,7 +122,9 @@ export async function run(): Promise<void> {
     const bridgeRss = rssMiB(b.child.pid!)
     console.log(`Idle RSS after ${IDLE_MS / 1000} s with one herdr session:`)
     console.log(`  bare node -e HTTP server (floor)   ${floorRss.toFixed(1)} MiB`)
-    console.log(`  bridge serve, compiled (package)   ${bridgeRss.toFixed(1)} MiB → ${(bridgeRss / floorRss).toFixed(2)}× floor (goal ≤ 60 MiB: ${bridgeRss <= 60 ? 'met' : 'NOT met'})`)
+    console.log(
+      `  bridge serve, compiled (package)   ${bridgeRss.toFixed(1)} MiB → ${(bridgeRss / floorRss).toFixed(2)}× floor (goal ≤ 60 MiB: ${bridgeRss <= 60 ? 'met' : 'NOT met'})`,
+    )
     await stop(f.child)
     await stop(b.child)
   } finally {

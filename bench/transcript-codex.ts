@@ -27,7 +27,9 @@ function writeRollout(path: string, cwd: string, lines: number): void {
         batch.push(rec(i, { type: 'function_call', name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', `echo ${i} ${pad}`] }), call_id: `call_${i}` }))
         break
       case 3:
-        batch.push(rec(i, { type: 'function_call_output', call_id: `call_${i - 1}`, output: JSON.stringify({ output: `${i} ${pad}\n`, metadata: { exit_code: 0, duration_seconds: 0 } }) }))
+        batch.push(
+          rec(i, { type: 'function_call_output', call_id: `call_${i - 1}`, output: JSON.stringify({ output: `${i} ${pad}\n`, metadata: { exit_code: 0, duration_seconds: 0 } }) }),
+        )
         break
       default:
         batch.push(rec(i, { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: `answer ${i} ${pad}` }] }))

@@ -25,7 +25,19 @@ function writeTranscript(path: string, lines: number): void {
     batch.push(
       i % 2
         ? JSON.stringify({ type: 'user', uuid: `u${i}`, parentUuid: `a${i - 1}`, timestamp: ts, message: { role: 'user', content: `prompt ${i} ${pad}` } })
-        : JSON.stringify({ type: 'assistant', uuid: `a${i}`, parentUuid: `u${i - 1}`, timestamp: ts, message: { role: 'assistant', content: [{ type: 'text', text: `answer ${i} ${pad}` }, { type: 'tool_use', id: `t${i}`, name: 'Bash', input: { command: `echo ${i}`, description: 'print' } }] } }),
+        : JSON.stringify({
+            type: 'assistant',
+            uuid: `a${i}`,
+            parentUuid: `u${i - 1}`,
+            timestamp: ts,
+            message: {
+              role: 'assistant',
+              content: [
+                { type: 'text', text: `answer ${i} ${pad}` },
+                { type: 'tool_use', id: `t${i}`, name: 'Bash', input: { command: `echo ${i}`, description: 'print' } },
+              ],
+            },
+          }),
     )
     if (batch.length === 5000) {
       writeSync(fd, batch.join('\n') + '\n')
@@ -42,7 +54,7 @@ async function rawRead(path: string): Promise<number> {
   const fh = await open(path, 'r')
   const size = (await fh.stat()).size
   const buf = Buffer.allocUnsafe(1 << 20)
-  for (let pos = 0; pos < size; ) {
+  for (let pos = 0; pos < size;) {
     const { bytesRead } = await fh.read(buf, 0, buf.length, pos)
     if (bytesRead <= 0) break
     pos += bytesRead
@@ -117,7 +129,9 @@ export async function run(): Promise<void> {
     console.log(`reconnect → backlog_complete (index in memory): ${again.ms.toFixed(1)} ms`)
     console.log(`after a bridge restart → backlog_complete (stored index): ${restarted.toFixed(1)} ms   (target < 50 ms)`)
     console.log(`20 × load_older(150): ${pages.toFixed(1)} ms, ${(pages / 20).toFixed(2)} ms/page`)
-    console.log(`RSS growth across the first connect: ${growth.toFixed(1)} MiB (before ${mb(rssBefore)}, after ${mb(rssAfter)}; bridge and bench client share the process)   (target ≤ 32 MiB)`)
+    console.log(
+      `RSS growth across the first connect: ${growth.toFixed(1)} MiB (before ${mb(rssBefore)}, after ${mb(rssAfter)}; bridge and bench client share the process)   (target ≤ 32 MiB)`,
+    )
   } finally {
     await stack.close()
   }

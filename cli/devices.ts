@@ -15,7 +15,8 @@ export async function listDevices(opts: TargetOptions & { json?: boolean }): Pro
   if (!devices.length) return void console.log(`No paired devices. Pair one with \`${bridgeCommand('pair')}\`.`)
   const fmt = (t?: number) => (t ? new Date(t).toISOString().replace('T', ' ').slice(0, 19) : '-')
   console.log(['ID'.padEnd(10), 'NAME'.padEnd(24), 'PAIRED'.padEnd(20), 'LAST SEEN'.padEnd(20), 'PUSH'].join(' '))
-  for (const d of devices) console.log([d.id.padEnd(10), String(d.name).slice(0, 24).padEnd(24), fmt(d.paired_at).padEnd(20), fmt(d.last_seen).padEnd(20), d.has_push_token ? 'yes' : 'no'].join(' '))
+  for (const d of devices)
+    console.log([d.id.padEnd(10), String(d.name).slice(0, 24).padEnd(24), fmt(d.paired_at).padEnd(20), fmt(d.last_seen).padEnd(20), d.has_push_token ? 'yes' : 'no'].join(' '))
 }
 
 export async function revokeDevice(opts: TargetOptions & { id: string }): Promise<void> {

@@ -40,12 +40,7 @@ export async function doctor(opts: DoctorOptions): Promise<number> {
   const addr = opts.addr ?? config?.transport.addr ?? env.BRIDGE_ADDR ?? DEFAULT_ADDR
   baseOfAddr(addr, opts.addr ? '--addr' : 'the listen address')
   const herdrBin = env.BRIDGE_HERDR_BIN || 'herdr'
-  const [herdr, git, sockets, port] = await Promise.all([
-    checkHerdrBin(herdrBin, env),
-    checkGit(env),
-    checkSockets(env),
-    checkPort(addr, config),
-  ])
+  const [herdr, git, sockets, port] = await Promise.all([checkHerdrBin(herdrBin, env), checkGit(env), checkSockets(env), checkPort(addr, config)])
   const checks: Check[] = [
     checkNode(),
     herdr,
@@ -68,7 +63,9 @@ export async function doctor(opts: DoctorOptions): Promise<number> {
 function checkNode(): Check {
   const [maj, min] = process.versions.node.split('.').map(Number)
   const ok = maj > MIN_NODE[0] || (maj === MIN_NODE[0] && min >= MIN_NODE[1])
-  return ok ? { mark: '✓', what: `Node ${process.versions.node}` } : { mark: '✗', what: `Node ${process.versions.node} is too old`, fix: `install Node ${MIN_NODE.join('.')} or newer (https://nodejs.org)` }
+  return ok
+    ? { mark: '✓', what: `Node ${process.versions.node}` }
+    : { mark: '✗', what: `Node ${process.versions.node} is too old`, fix: `install Node ${MIN_NODE.join('.')} or newer (https://nodejs.org)` }
 }
 
 function execText(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<string | null> {
@@ -79,7 +76,12 @@ function execText(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<
 
 async function checkHerdrBin(bin: string, env: NodeJS.ProcessEnv): Promise<Check> {
   const v = await execText(bin, ['--version'], env)
-  if (v === null) return { mark: '✗', what: `herdr binary not found (${bin}${bin === 'herdr' ? ' on PATH' : ', BRIDGE_HERDR_BIN'})`, fix: 'install herdr (https://github.com/ogulcancelik/herdr) and put it on PATH, or set BRIDGE_HERDR_BIN' }
+  if (v === null)
+    return {
+      mark: '✗',
+      what: `herdr binary not found (${bin}${bin === 'herdr' ? ' on PATH' : ', BRIDGE_HERDR_BIN'})`,
+      fix: 'install herdr (https://github.com/ogulcancelik/herdr) and put it on PATH, or set BRIDGE_HERDR_BIN',
+    }
   return { mark: '✓', what: `herdr binary: ${v.split('\n')[0]} (${bin})` }
 }
 
@@ -130,7 +132,9 @@ function checkDataDir(dir: string, config: BridgeConfig | null): Check[] {
   const m = mode(dir)
   if (m === null) return [{ mark: '–', what: `data dir ${dir} does not exist yet`, fix: `\`${bridgeCommand('serve')}\` creates it` }]
   const checks: Check[] = []
-  checks.push(m & 0o077 ? { mark: '✗', what: `data dir ${dir} is open to others (mode ${m.toString(8)})`, fix: `chmod 700 ${dir}` } : { mark: '✓', what: `data dir ${dir} (mode 700)` })
+  checks.push(
+    m & 0o077 ? { mark: '✗', what: `data dir ${dir} is open to others (mode ${m.toString(8)})`, fix: `chmod 700 ${dir}` } : { mark: '✓', what: `data dir ${dir} (mode 700)` },
+  )
   if (!config) checks.push({ mark: '–', what: `no config.json in ${dir} yet`, fix: `\`${bridgeCommand('serve')}\` creates it` })
   const loose = readdirSync(dir).filter((f) => f.endsWith('.json') && ((mode(join(dir, f)) ?? 0) & 0o077) !== 0)
   if (loose.length) checks.push({ mark: '✗', what: `readable by others: ${loose.join(', ')}`, fix: `chmod 600 ${loose.map((f) => join(dir, f)).join(' ')}` })
@@ -153,7 +157,12 @@ async function checkPort(addr: string, config: BridgeConfig | null): Promise<Che
     const res = await fetch(`${base}/admin/status`, { headers: { authorization: `Bearer ${config?.admin_token ?? ''}` }, signal: AbortSignal.timeout(3000) })
     await res.body?.cancel()
     if (res.ok) return { mark: '✓', what: `${addr} is held by this bridge (running)` }
-    if (res.status === 401) return { mark: '✗', what: `${addr} is held by another bridge (it refuses this data dir's admin token)`, fix: 'pass that bridge’s --dir, or choose another address with --addr' }
+    if (res.status === 401)
+      return {
+        mark: '✗',
+        what: `${addr} is held by another bridge (it refuses this data dir's admin token)`,
+        fix: 'pass that bridge’s --dir, or choose another address with --addr',
+      }
   } catch {}
   return { mark: '✗', what: `${addr} is held by another program`, fix: 'stop it, or choose another address with --addr' }
 }
@@ -161,13 +170,19 @@ async function checkPort(addr: string, config: BridgeConfig | null): Promise<Che
 function checkPublicUrl(addr: string, config: BridgeConfig | null, addresses: HostAddress[]): Check {
   const { host, port } = splitAddr(addr)
   const publicUrl = config?.transport.public_url
-  const suggest = addresses[0] ? `\`${bridgeCommand(`serve --addr ${hostPort(addresses[0].address, port)}`)}\` (${addresses[0].kind}), or set transport.public_url` : 'join a tailnet or LAN, then listen there with --addr, or set transport.public_url'
+  const suggest = addresses[0]
+    ? `\`${bridgeCommand(`serve --addr ${hostPort(addresses[0].address, port)}`)}\` (${addresses[0].kind}), or set transport.public_url`
+    : 'join a tailnet or LAN, then listen there with --addr, or set transport.public_url'
   if (publicUrl) {
     const h = new URL(publicUrl).hostname
-    return isLoopbackHost(h) ? { mark: '✗', what: `public URL ${publicUrl} is a loopback address: a phone cannot reach it`, fix: suggest } : { mark: '✓', what: `public URL ${publicUrl}` }
+    return isLoopbackHost(h)
+      ? { mark: '✗', what: `public URL ${publicUrl} is a loopback address: a phone cannot reach it`, fix: suggest }
+      : { mark: '✓', what: `public URL ${publicUrl}` }
   }
   if (host === '0.0.0.0' || host === '::') {
-    return addresses.length ? { mark: '✓', what: `listens on every address; a phone can use http://${hostPort(addresses[0].address, port)}` } : { mark: '✗', what: 'this machine has no address a phone can reach', fix: suggest }
+    return addresses.length
+      ? { mark: '✓', what: `listens on every address; a phone can use http://${hostPort(addresses[0].address, port)}` }
+      : { mark: '✗', what: 'this machine has no address a phone can reach', fix: suggest }
   }
   if (isLoopbackHost(host)) return { mark: '✗', what: `http://${hostPort(host, port)} is a loopback address: a phone cannot reach it`, fix: suggest }
   return { mark: '✓', what: `phones reach it at http://${hostPort(host, port)}` }
@@ -177,5 +192,9 @@ function checkPublicUrl(addr: string, config: BridgeConfig | null, addresses: Ho
 function checkPush(config: BridgeConfig | null, dataDir: string, env: NodeJS.ProcessEnv): Check {
   const { files, found } = pushCredentialFiles(config, dataDir, env)
   if (found) return { mark: '✓', what: `push credentials: ${found} (\`${bridgeCommand('push status')}\` checks they may send)` }
-  return { mark: '–', what: 'no push credentials (optional: alerts are only logged)', fix: `\`${bridgeCommand('push login --project <project-id>')}\` or save a service-account key as ${files[0]}` }
+  return {
+    mark: '–',
+    what: 'no push credentials (optional: alerts are only logged)',
+    fix: `\`${bridgeCommand('push login --project <project-id>')}\` or save a service-account key as ${files[0]}`,
+  }
 }

@@ -111,7 +111,16 @@ const serviceCmd = defineCommand({
 
 const main = defineCommand({
   meta: { name: 'bridge', version: BRIDGE_VERSION, description: 'herdr-bridge: watch and drive herdr agents from phones and browsers' },
-  subCommands: { serve: serveCmd, pair: pairCmd, devices: devicesCmd, status: statusCmd, doctor: doctorCmd, push: pushCmd, service: serviceCmd, notify: () => import('./notify.ts').then((m) => m.notifyCmd) },
+  subCommands: {
+    serve: serveCmd,
+    pair: pairCmd,
+    devices: devicesCmd,
+    status: statusCmd,
+    doctor: doctorCmd,
+    push: pushCmd,
+    service: serviceCmd,
+    notify: () => import('./notify.ts').then((m) => m.notifyCmd),
+  },
 })
 
 process.on('unhandledRejection', (err) => fail(err))

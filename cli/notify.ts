@@ -23,7 +23,12 @@ export function formatChannel(c: ChannelLine): string {
   return `${name} not sent: ${c.note ?? (c.total ? 'every target failed (see the bridge log)' : 'no targets')}`
 }
 
-export async function notifyTest(opts: { dir?: string; channel?: string; out?: (line: string) => void; call?: (body: unknown) => Promise<{ channels: ChannelLine[] }> }): Promise<void> {
+export async function notifyTest(opts: {
+  dir?: string
+  channel?: string
+  out?: (line: string) => void
+  call?: (body: unknown) => Promise<{ channels: ChannelLine[] }>
+}): Promise<void> {
   const out = opts.out ?? ((l: string) => console.log(l))
   const channel = opts.channel?.trim()
   if (channel && !(NOTIFY_CHANNELS as readonly string[]).includes(channel)) throw new CliError(`unknown channel "${channel}": want one of ${NOTIFY_CHANNELS.join(', ')}`)

@@ -100,7 +100,8 @@ function unitPath(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 function supported(): void {
-  if (process.platform !== 'linux' && !isMac()) throw new CliError(`bridge service supports Linux (systemd) and macOS (launchd), not ${process.platform}; run \`bridge serve\` under your own supervisor`)
+  if (process.platform !== 'linux' && !isMac())
+    throw new CliError(`bridge service supports Linux (systemd) and macOS (launchd), not ${process.platform}; run \`bridge serve\` under your own supervisor`)
 }
 
 /** Runs a service-manager command with the terminal attached; a missing binary is one line. */
@@ -110,7 +111,9 @@ function run(cmd: string, args: string[], quiet = false): Promise<number> {
     child.once('error', (err: NodeJS.ErrnoException) =>
       reject(
         err.code === 'ENOENT'
-          ? new CliError(`${cmd} not found: this machine has no ${isMac() ? 'launchd' : 'systemd'} user session; print the unit with \`bridge service install --print\` and run \`bridge serve\` under your own supervisor`)
+          ? new CliError(
+              `${cmd} not found: this machine has no ${isMac() ? 'launchd' : 'systemd'} user session; print the unit with \`bridge service install --print\` and run \`bridge serve\` under your own supervisor`,
+            )
           : err,
       ),
     )

@@ -69,5 +69,11 @@ export function checkConfig(mod: unknown, file: string): BridgeUserConfig {
 
 function firstLine(err: unknown): string {
   const m = err instanceof Error ? err.message : String(err)
-  return m.split('\n').find((l) => l.trim())?.trim().slice(0, 300) ?? 'could not be loaded'
+  return (
+    m
+      .split('\n')
+      .find((l) => l.trim())
+      ?.trim()
+      .slice(0, 300) ?? 'could not be loaded'
+  )
 }

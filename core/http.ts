@@ -211,7 +211,14 @@ export function errorToResponse(err: unknown, style: 'text' | 'json', log: Conso
   }
   if (typeof code === 'string' && RESOURCE_CODES.has(code)) {
     log.warn(`${where}: ${code}`)
-    return errorResponse(503, err instanceof ExecFailure ? err.message : `the bridge is out of ${code === 'ENOMEM' ? 'memory' : code === 'EAGAIN' ? 'processes' : 'file descriptors'} (${code}); retry later`, style, { 'retry-after': '5' })
+    return errorResponse(
+      503,
+      err instanceof ExecFailure
+        ? err.message
+        : `the bridge is out of ${code === 'ENOMEM' ? 'memory' : code === 'EAGAIN' ? 'processes' : 'file descriptors'} (${code}); retry later`,
+      style,
+      { 'retry-after': '5' },
+    )
   }
   if (err instanceof ExecFailure) return errorResponse(502, err.message, style)
   log.error(`${where} failed:`, err)

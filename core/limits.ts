@@ -110,7 +110,10 @@ export type ServerGuard = ReturnType<typeof guardServer>
  * Reads a request body chunk by chunk, refusing with 408 when the client sends nothing for
  * `idleMs` or has not finished within `totalMs`, and with 413 past `max` bytes.
  */
-export async function* bodyChunks(body: ReadableStream<Uint8Array> | null, opts: { idleMs: number; totalMs?: number; max?: number; tooLarge?: () => Error }): AsyncGenerator<Uint8Array> {
+export async function* bodyChunks(
+  body: ReadableStream<Uint8Array> | null,
+  opts: { idleMs: number; totalMs?: number; max?: number; tooLarge?: () => Error },
+): AsyncGenerator<Uint8Array> {
   if (!body) return
   const reader = body.getReader()
   const deadline = opts.totalMs ? Date.now() + opts.totalMs : Infinity
@@ -124,7 +127,11 @@ export async function* bodyChunks(body: ReadableStream<Uint8Array> | null, opts:
       const stalled = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           const total = Date.now() >= deadline
-          reject(new HttpError(408, total ? `request body not finished within ${duration(opts.totalMs!)}` : `request body stalled: nothing received for ${duration(opts.idleMs)}`, { connection: 'close' }))
+          reject(
+            new HttpError(408, total ? `request body not finished within ${duration(opts.totalMs!)}` : `request body stalled: nothing received for ${duration(opts.idleMs)}`, {
+              connection: 'close',
+            }),
+          )
         }, wait)
       })
       let r: Awaited<ReturnType<typeof reader.read>>

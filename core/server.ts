@@ -127,7 +127,9 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
         if (!hosts.allows(req.headers.host)) {
           const body = hosts.refusal(req.headers.host!)
           socket.on('error', () => {})
-          return socket.end(`HTTP/1.1 421 Misdirected Request\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+          return socket.end(
+            `HTTP/1.1 421 Misdirected Request\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+          )
         }
         void ws.handleUpgrade(req, socket, head).then(
           // Still open after the upgrade: it authenticated (every WebSocket route needs a credential).
@@ -164,4 +166,3 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
     },
   }
 }
-

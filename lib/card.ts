@@ -146,10 +146,9 @@ export async function readCard(ctx: PluginContext, pane: string, opts: ReadCardO
   ])
   const [detection, recent] = await Promise.all([
     read('detection').catch(() => ''),
-    (opts.recent
-      ? read('recent_unwrapped', 80).catch((err) => (err instanceof HerdrError && err.code === 'agent_not_idle' ? read('visible', 80) : ''))
-      : read('visible')
-    ).catch(() => ''),
+    (opts.recent ? read('recent_unwrapped', 80).catch((err) => (err instanceof HerdrError && err.code === 'agent_not_idle' ? read('visible', 80) : '')) : read('visible')).catch(
+      () => '',
+    ),
   ])
   const [pending, category, fromTranscript] = await extras
 
@@ -203,7 +202,12 @@ async function transcriptSummary(caps: ReturnType<PluginContext['agentKinds']['g
 }
 
 function firstLine(s: string): string {
-  return s.split('\n').find((l) => l.trim())?.trim() ?? ''
+  return (
+    s
+      .split('\n')
+      .find((l) => l.trim())
+      ?.trim() ?? ''
+  )
 }
 
 function safe<T, F>(fn: () => T, fallback: F): T | F {

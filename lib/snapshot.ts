@@ -254,7 +254,12 @@ export async function enrichmentOf(ctx: Pick<PluginContext, 'agentKinds'>, a: Ag
   const dir = a.foreground_cwd || a.cwd
   const out: Enrichment = { branch: '' }
   await Promise.all([
-    typeof dir === 'string' && dir ? reader(dir).then((b) => void (out.branch = b), () => {}) : undefined,
+    typeof dir === 'string' && dir
+      ? reader(dir).then(
+          (b) => void (out.branch = b),
+          () => {},
+        )
+      : undefined,
     t?.lastActivity?.(a, host).then(
       (last) => void (isInt(last) && last > 0 && (out.last_activity_ts = last)),
       () => {},

@@ -134,7 +134,12 @@ export function truncate(s: string, n = 120): string {
   const t = s.trim()
   const chars = Array.from(t)
   if (chars.length <= n) return t
-  return chars.slice(0, n - 1).join('').trimEnd() + '…'
+  return (
+    chars
+      .slice(0, n - 1)
+      .join('')
+      .trimEnd() + '…'
+  )
 }
 
 /** Lines a reader would call content: no blanks, rules, box-only lines or chrome. */
@@ -149,5 +154,10 @@ export function readableLines(lines: string[]): string[] {
 }
 
 export function firstLine(s: string): string {
-  return s.split('\n').find((l) => l.trim())?.trim() ?? ''
+  return (
+    s
+      .split('\n')
+      .find((l) => l.trim())
+      ?.trim() ?? ''
+  )
 }

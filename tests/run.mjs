@@ -7,11 +7,9 @@ import { join } from 'node:path'
 import { tmpdir } from 'node:os'
 
 const out = join(tmpdir(), `vitest-results-${process.pid}.json`)
-const r = spawnSync(
-  process.execPath,
-  ['node_modules/vitest/vitest.mjs', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`, ...process.argv.slice(2)],
-  { stdio: 'inherit' },
-)
+const r = spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`, ...process.argv.slice(2)], {
+  stdio: 'inherit',
+})
 let passed = 0
 let failed = 0
 try {

@@ -117,11 +117,7 @@ function walk(value: unknown, map: (id: string) => string, keys: Set<string>, de
   const out: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(value)) {
     const next =
-      typeof v === 'string' && keys.has(k)
-        ? map(v)
-        : Array.isArray(v) && ID_LIST_KEYS.has(k)
-          ? v.map((x) => (typeof x === 'string' ? map(x) : x))
-          : walk(v, map, keys, depth + 1)
+      typeof v === 'string' && keys.has(k) ? map(v) : Array.isArray(v) && ID_LIST_KEYS.has(k) ? v.map((x) => (typeof x === 'string' ? map(x) : x)) : walk(v, map, keys, depth + 1)
     // A client-sent `__proto__` key stays a plain key instead of replacing the prototype.
     if (k === '__proto__') Object.defineProperty(out, k, { value: next, enumerable: true, writable: true, configurable: true })
     else out[k] = next

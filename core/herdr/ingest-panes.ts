@@ -129,7 +129,6 @@ export function createSessionPanes(link: SessionLink, retryMs: number) {
     watcherRetry.delete(pane)
   }
 
-
   /** What a lifecycle event says about panes; inside the replay window it may be history. */
   const track = (name: string, data: any, replaying: boolean) => {
     switch (name) {

@@ -56,7 +56,12 @@ export function normalizeGeminiLine(line: string): RawEntry[] {
       return text ? [{ ...base, role: 'system', kind: 'message', text: cap(text, TEXT_CAP), parsed: true }] : []
     case 'gemini': {
       const out: RawEntry[] = []
-      const thoughts = Array.isArray(o.thoughts) ? o.thoughts.filter(isObj).map((t) => [str(t.subject), str(t.description)].filter(Boolean).join(': ')).filter(Boolean) : []
+      const thoughts = Array.isArray(o.thoughts)
+        ? o.thoughts
+            .filter(isObj)
+            .map((t) => [str(t.subject), str(t.description)].filter(Boolean).join(': '))
+            .filter(Boolean)
+        : []
       if (thoughts.length) out.push({ ...base, id: `${o.id}#thoughts`, role: 'assistant', kind: 'thinking', text: cap(thoughts.join('\n'), TEXT_CAP), parsed: true })
       if (text) out.push({ ...base, role: 'assistant', kind: 'message', text: cap(text, TEXT_CAP), parsed: true })
       for (const call of Array.isArray(o.toolCalls) ? o.toolCalls.filter(isObj) : []) out.push(...toolEntries(call, base.ts))
@@ -117,7 +122,7 @@ function resultText(result: unknown): string {
     .map((p) => {
       if (typeof p === 'string') return p
       const r = isObj(p) && isObj(p.functionResponse) ? p.functionResponse.response : undefined
-      return isObj(r) ? str(r.output) ?? str(r.error) ?? '' : ''
+      return isObj(r) ? (str(r.output) ?? str(r.error) ?? '') : ''
     })
     .filter(Boolean)
     .join('\n')

@@ -33,5 +33,3 @@ export async function signature(paths: string[]): Promise<{ sig: string; parts: 
   )
   return { sig: parts.join('|'), parts, newestMs }
 }
-
-

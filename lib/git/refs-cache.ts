@@ -30,7 +30,15 @@ import { createCache } from '../cache.ts'
 export const REFS_TTL_MS = 5_000
 export const COUNTS_TTL_MS = 30_000
 
-export const REFS_ARGS = ['for-each-ref', '--format=%(refname)%00%(symref)%00%(objectname)', 'refs/remotes/*/HEAD', 'refs/remotes/*/main', 'refs/remotes/*/master', 'refs/heads/main', 'refs/heads/master']
+export const REFS_ARGS = [
+  'for-each-ref',
+  '--format=%(refname)%00%(symref)%00%(objectname)',
+  'refs/remotes/*/HEAD',
+  'refs/remotes/*/main',
+  'refs/remotes/*/master',
+  'refs/heads/main',
+  'refs/heads/master',
+]
 
 export interface GitDirs {
   /** This worktree's git dir (per worktree for linked ones). */
@@ -140,13 +148,7 @@ export function configPaths(dirs: GitDirs, env: NodeJS.ProcessEnv): string[] {
 /** Every file and directory `git remote` and the trunk refs are read from. */
 async function watchedPaths(dirs: GitDirs, env: NodeJS.ProcessEnv): Promise<string[]> {
   const { commonDir } = dirs
-  const paths = [
-    ...configPaths(dirs, env),
-    join(commonDir, 'packed-refs'),
-    join(commonDir, 'reftable'),
-    join(commonDir, 'refs', 'heads'),
-    join(commonDir, 'refs', 'remotes'),
-  ]
+  const paths = [...configPaths(dirs, env), join(commonDir, 'packed-refs'), join(commonDir, 'reftable'), join(commonDir, 'refs', 'heads'), join(commonDir, 'refs', 'remotes')]
   const remotesDir = join(commonDir, 'refs', 'remotes')
   const children = await readdir(remotesDir, { withFileTypes: true }).catch(() => [])
   for (const d of children) if (d.isDirectory()) paths.push(join(remotesDir, d.name))

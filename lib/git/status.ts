@@ -93,7 +93,9 @@ export async function readGit(cwd: string, opts: ReadGitOptions = {}): Promise<G
     const trunk = resolveDefaultBranch(parseRefs(refs.refs), remote)
     const [root, counts, operation] = await Promise.all([
       rev.toplevel ? realpath(rev.toplevel).catch(() => rev.toplevel) : Promise.resolve(''),
-      !st.unborn && trunk.fullRef ? aheadBehindCached(cwd, rev.dirs?.commonDir ?? cwd, headOid(status.stdout), refOids(refs.refs).get(trunk.fullRef) ?? trunk.fullRef, o) : Promise.resolve({ ahead: 0, behind: 0 }),
+      !st.unborn && trunk.fullRef
+        ? aheadBehindCached(cwd, rev.dirs?.commonDir ?? cwd, headOid(status.stdout), refOids(refs.refs).get(trunk.fullRef) ?? trunk.fullRef, o)
+        : Promise.resolve({ ahead: 0, behind: 0 }),
       rev.dirs ? readOperation(rev.dirs.gitDir) : Promise.resolve(undefined),
     ])
     const git: GitContext = {
@@ -138,7 +140,10 @@ export async function readGit(cwd: string, opts: ReadGitOptions = {}): Promise<G
 
 /** `origin` if configured, else the first remote; '' when there is nowhere to push. */
 export function pickRemote(out: string): string {
-  const names = out.split('\n').map((s) => s.trim()).filter(Boolean)
+  const names = out
+    .split('\n')
+    .map((s) => s.trim())
+    .filter(Boolean)
   return names.includes('origin') ? 'origin' : (names[0] ?? '')
 }
 
@@ -204,7 +209,14 @@ const MARKERS: Array<[string, NonNullable<GitContext['operation']>]> = [
 
 /** git's own marker files in the worktree's git dir (per worktree for linked ones). */
 export async function readOperation(gitDir: string): Promise<GitContext['operation']> {
-  const present = await Promise.all(MARKERS.map(([f]) => stat(join(gitDir, f)).then(() => true, () => false)))
+  const present = await Promise.all(
+    MARKERS.map(([f]) =>
+      stat(join(gitDir, f)).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  )
   const hit = present.findIndex(Boolean)
   return hit >= 0 ? MARKERS[hit][1] : undefined
 }
@@ -222,7 +234,10 @@ async function diffText(cwd: string, unborn: boolean, first: Awaited<ReturnType<
 }
 
 async function isDir(p: string): Promise<boolean> {
-  return stat(p).then((s) => s.isDirectory(), () => false)
+  return stat(p).then(
+    (s) => s.isDirectory(),
+    () => false,
+  )
 }
 
 async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {

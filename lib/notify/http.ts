@@ -39,10 +39,17 @@ export async function postWithRetry(url: string, opts: PostOptions): Promise<Pos
       const text = (await res.body.text().catch(() => '')).slice(0, 200).replace(/\s+/g, ' ').trim()
       if (res.statusCode < 300) return { ok: true, status: res.statusCode, tries: attempt + 1 }
       const retryAfter = Number(res.headers['retry-after'])
-      last = { ok: false, status: res.statusCode, error: `HTTP ${res.statusCode}${text ? `: ${text}` : ''}`, tries: attempt + 1, ...(Number.isFinite(retryAfter) && retryAfter >= 0 ? { retryAfterMs: retryAfter * 1000 } : {}) }
+      last = {
+        ok: false,
+        status: res.statusCode,
+        error: `HTTP ${res.statusCode}${text ? `: ${text}` : ''}`,
+        tries: attempt + 1,
+        ...(Number.isFinite(retryAfter) && retryAfter >= 0 ? { retryAfterMs: retryAfter * 1000 } : {}),
+      }
       if (res.statusCode < 500 && !(opts.retryOn ?? []).includes(res.statusCode)) return last
     } catch (err: any) {
-      const why = err?.name === 'TimeoutError' || err?.name === 'AbortError' ? `no answer within ${timeoutMs / 1000} s` : String(err?.cause?.code ?? err?.code ?? err?.message ?? err)
+      const why =
+        err?.name === 'TimeoutError' || err?.name === 'AbortError' ? `no answer within ${timeoutMs / 1000} s` : String(err?.cause?.code ?? err?.code ?? err?.message ?? err)
       last = { ok: false, error: why, tries: attempt + 1 }
     }
   }

@@ -25,7 +25,7 @@ function hexToIPv6(hex: string): string {
   // Compress the longest run of zero groups.
   let best = -1
   let bestLen = 0
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== 0) {
       i++
       continue
@@ -76,7 +76,10 @@ export function readStat(pid: number): ProcEntry | undefined {
  */
 export function procListeners(): { pid: number; proc: string; bind: string; port: number }[] {
   const socks = new Map<string, ProcListener>()
-  for (const [file, v6] of [['/proc/net/tcp', false], ['/proc/net/tcp6', true]] as const) {
+  for (const [file, v6] of [
+    ['/proc/net/tcp', false],
+    ['/proc/net/tcp6', true],
+  ] as const) {
     try {
       for (const l of parseProcNetTcp(readFileSync(file, 'utf8'), v6)) if (l.inode !== '0') socks.set(l.inode, l)
     } catch {}

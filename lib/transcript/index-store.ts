@@ -40,8 +40,7 @@ export async function identify(fh: FileHandle, st: Stats): Promise<FileIdentity>
   return { dev: st.dev, ino: st.ino, head: createHash('sha256').update(buf).digest('hex'), headLen: len }
 }
 
-const fileName = (key: string, id: FileIdentity) =>
-  createHash('sha256').update(`${key}\0${id.dev}:${id.ino}:${id.headLen}:${id.head}`).digest('hex').slice(0, 40) + '.idx'
+const fileName = (key: string, id: FileIdentity) => createHash('sha256').update(`${key}\0${id.dev}:${id.ino}:${id.headLen}:${id.head}`).digest('hex').slice(0, 40) + '.idx'
 
 /** The stored index for this file, or null (missing, stale or corrupt: corrupt ones are removed). */
 export async function loadIndex(dir: string, key: string, id: FileIdentity, fh: FileHandle, size: number): Promise<IndexImage | null> {

@@ -8,13 +8,7 @@ const CHUNK = 1 << 20
  * before `to`; a line longer than `maxLine` bytes is reported with `text` null and never
  * buffered. Returns the offset just past the last complete line (where the next scan resumes).
  */
-export async function scanLines(
-  fh: FileHandle,
-  from: number,
-  to: number,
-  maxLine: number,
-  onLine: (text: string | null, start: number, len: number) => void,
-): Promise<number> {
+export async function scanLines(fh: FileHandle, from: number, to: number, maxLine: number, onLine: (text: string | null, start: number, len: number) => void): Promise<number> {
   const buf = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(1, to - from)))
   let pos = from
   let consumed = from

@@ -25,8 +25,7 @@ export const sessionValue = (a: AgentInfo): string | undefined => {
 }
 
 /** The pane's working directories, foreground first: absolute paths only. */
-export const cwdsOf = (a: AgentInfo): string[] =>
-  [...new Set([a.foreground_cwd, a.cwd].filter((c): c is string => typeof c === 'string' && c.startsWith('/')))]
+export const cwdsOf = (a: AgentInfo): string[] => [...new Set([a.foreground_cwd, a.cwd].filter((c): c is string => typeof c === 'string' && c.startsWith('/')))]
 
 /** Another agent of the same kind works in one of this agent's cwds (then never guess by cwd). */
 export const sharesCwdWith = (agent: AgentInfo, others: AgentInfo[] | undefined): boolean => {

@@ -55,7 +55,12 @@ export default defineBridgePlugin({
       auth: 'device',
       describe: 'The capabilities of each configured agent kind (card parser, permission modes, transcript, commands, usage)',
       response: v.object({ kinds: v.array(kindSchema) }),
-      handler: ({ ctx }) => ({ kinds: ctx.agentKinds.list().map(describeKind).sort((a, b) => (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0)) }),
+      handler: ({ ctx }) => ({
+        kinds: ctx.agentKinds
+          .list()
+          .map(describeKind)
+          .sort((a, b) => (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0)),
+      }),
     }),
   ],
 })

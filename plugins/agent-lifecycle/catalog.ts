@@ -23,7 +23,14 @@ export function parseAgentUsage(text: string): string[] {
 }
 
 function splitKinds(list: string, sep: string): string[] {
-  return [...new Set(list.split(sep).map((k) => k.trim()).filter((k) => /^[a-z0-9][a-z0-9_-]*$/i.test(k)))]
+  return [
+    ...new Set(
+      list
+        .split(sep)
+        .map((k) => k.trim())
+        .filter((k) => /^[a-z0-9][a-z0-9_-]*$/i.test(k)),
+    ),
+  ]
 }
 
 /** The first executable named `name` on `PATH`, or ''. */

@@ -96,7 +96,13 @@ export default defineBridgePlugin({
           paneId = found.ref.id
           ids = { pane_id: qualifyId(session, paneId), tab_id: qualifyId(session, found.pane.tab_id), workspace_id: qualifyId(session, found.pane.workspace_id) }
         } else {
-          const pane = await createPane(ctx.herdr, { split_from: body.split_from || undefined, workspace_id: body.workspace_id || undefined, direction: body.direction, cwd: body.cwd, label: body.label }).catch(notFoundAs404)
+          const pane = await createPane(ctx.herdr, {
+            split_from: body.split_from || undefined,
+            workspace_id: body.workspace_id || undefined,
+            direction: body.direction,
+            cwd: body.cwd,
+            label: body.label,
+          }).catch(notFoundAs404)
           session = pane.session
           paneId = pane.pane.pane_id
           ids = pane.ids
@@ -153,7 +159,16 @@ export default defineBridgePlugin({
           fail(502, `stopped ${kind} but could not start it again (pane ${ref.qualified} is now an idle shell): ${why}`.slice(0, 400))
         }
         ctx.bus.publish('bridge', 'agent_restarted', { pane_id: ref.qualified, kind, name: r.name, session: ref.session })
-        return { restarted: true, pane_id: ref.qualified, kind, name: r.name, cwd, prompt_sent: r.prompt_sent, history_kept: false, ...(r.prompt_error ? { prompt_error: r.prompt_error } : {}) }
+        return {
+          restarted: true,
+          pane_id: ref.qualified,
+          kind,
+          name: r.name,
+          cwd,
+          prompt_sent: r.prompt_sent,
+          history_kept: false,
+          ...(r.prompt_error ? { prompt_error: r.prompt_error } : {}),
+        }
       },
     }),
     defineBridgeRoute({

@@ -38,10 +38,7 @@ export interface LaunchResult {
  * the agent is running and ready; readiness is herdr's verdict, never predicted. Then submits
  * `prompt`; a dropped prompt is reported, not thrown.
  */
-export async function launch(
-  ctx: PluginContext,
-  o: { session: string; paneId: string; kind: string; name: string; timeoutMs: number; prompt?: string },
-): Promise<LaunchResult> {
+export async function launch(ctx: PluginContext, o: { session: string; paneId: string; kind: string; name: string; timeoutMs: number; prompt?: string }): Promise<LaunchResult> {
   // A previous occupant's name must be gone before herdr accepts it again (restart).
   const freeBy = Date.now() + 3000
   while (Date.now() < freeBy && (await agentAt(ctx, o.session, o.name))) await sleep(150)

@@ -144,7 +144,10 @@ export function startRelay(ctx: PluginContext, peer: Peer, o: RelayOptions): Rel
       const v = closeFor(closedReason)
       return closeSocket(v.code, v.reason)
     }
-    const why = stderr.split('\n').find((l) => l.trim())?.trim()
+    const why = stderr
+      .split('\n')
+      .find((l) => l.trim())
+      ?.trim()
     closeSocket(code === 0 ? 1000 : 1011, code === 0 ? 'terminal stream ended' : why || `herdr CLI exited with ${code}`)
   })
 

@@ -60,7 +60,11 @@ export async function prune(dir: HeldDir, now: number): Promise<string[]> {
     const st = await lstat(dir.at(name)).catch(() => null)
     if (!st || !st.isFile()) continue
     if (!ourFile) {
-      if (now - st.mtimeMs > STALE_TEMP_MS) await unlink(dir.at(name)).then(() => removed.push(name), () => {})
+      if (now - st.mtimeMs > STALE_TEMP_MS)
+        await unlink(dir.at(name)).then(
+          () => removed.push(name),
+          () => {},
+        )
       continue
     }
     ours.push({ name, mtime: st.mtimeMs })

@@ -46,7 +46,7 @@ export async function receiveToFile(body: ReadableStream<Uint8Array> | null, dir
         headParts.push(Buffer.from(value.subarray(0, HEAD_BYTES - headLen)))
         headLen += Math.min(value.length, HEAD_BYTES - headLen)
       }
-      for (let off = 0; off < value.length; ) off += (await fh.write(value, off, value.length - off)).bytesWritten
+      for (let off = 0; off < value.length;) off += (await fh.write(value, off, value.length - off)).bytesWritten
     }
     ok = true
   } finally {

@@ -32,7 +32,13 @@ export function isCanonicalAbsolute(p: string): boolean {
 export async function deleteBranch(req: DeleteRequest, o: GitOptions): Promise<DeleteResult> {
   const { repo_root: repo, branch } = req
   if (branch.startsWith('-')) throw new HttpError(400, `bad branch: ${branch} (a branch name cannot start with '-')`)
-  if (!isCanonicalAbsolute(repo) || !(await stat(repo).then((s) => s.isDirectory(), () => false))) {
+  if (
+    !isCanonicalAbsolute(repo) ||
+    !(await stat(repo).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ))
+  ) {
     throw new HttpError(400, `bad repo_root: ${repo} (want an absolute, canonical path of an existing directory)`)
   }
   const inRepo = await runGit(repo, ['rev-parse', '--git-dir'], o)

@@ -29,9 +29,17 @@ export async function defaultBranch(repo: string, o: GitOptions): Promise<Defaul
     gitOk(repo, ['remote'], o),
     gitOk(repo, ['for-each-ref', '--format=%(refname)%00%(symref)', 'refs/remotes/*/HEAD', ...LOCAL_TRUNKS.map((b) => `refs/heads/${b}`)], o),
   ])
-  const names = remotesOut.split('\n').map((s) => s.trim()).filter(Boolean)
+  const names = remotesOut
+    .split('\n')
+    .map((s) => s.trim())
+    .filter(Boolean)
   const remotes = names.includes('origin') ? ['origin', ...names.filter((n) => n !== 'origin')] : names
-  const refs = new Map(refsOut.split('\n').filter(Boolean).map((l) => l.split('\0') as [string, string]))
+  const refs = new Map(
+    refsOut
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split('\0') as [string, string]),
+  )
   for (const r of remotes) {
     const target = refs.get(`refs/remotes/${r}/HEAD`)
     if (target?.startsWith(`refs/remotes/${r}/`)) return { branch: target.slice(`refs/remotes/${r}/`.length), remote: r }

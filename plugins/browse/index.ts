@@ -18,7 +18,9 @@ interface Space {
 /** The directory of every open space in every session; a session that fails is skipped. */
 async function openSpaces(ctx: PluginContext): Promise<Space[]> {
   const out: Space[] = []
-  const results = await Promise.allSettled(ctx.herdr.sessions().map(async (s) => ({ s, r: await ctx.herdr.call<{ snapshot: any }>(s, 'session.snapshot', {}, { timeoutMs: 3000 }) })))
+  const results = await Promise.allSettled(
+    ctx.herdr.sessions().map(async (s) => ({ s, r: await ctx.herdr.call<{ snapshot: any }>(s, 'session.snapshot', {}, { timeoutMs: 3000 }) })),
+  )
   for (const res of results) {
     if (res.status !== 'fulfilled') continue
     const { s, r } = res.value
@@ -52,7 +54,10 @@ export default defineBridgePlugin({
       query: v.object({ path: v.optional(v.string()), hidden: v.optional(v.string()) }),
       async handler({ query, ctx }) {
         const spaces = await openSpaces(ctx)
-        const roots = deriveRoots(ctx.home, spaces.map((s) => s.dir))
+        const roots = deriveRoots(
+          ctx.home,
+          spaces.map((s) => s.dir),
+        )
         const dir = resolveBrowsePath(query.path || roots[0]?.path || ctx.home, roots)
         const openWorkspaces = new Map(spaces.map((s) => [s.dir, s.workspaceId]))
         const hidden = query.hidden === '1' || query.hidden === 'true'

@@ -89,17 +89,11 @@ function readConfinedDir(dir: string): import('node:fs').Dirent[] {
 export const isRepo = (dir: string) => existsSync(join(dir, '.git'))
 
 /** Directories (and symlinks to directories inside the roots) of `dir`, sorted by name. */
-export function listDirectory(
-  dir: string,
-  roots: BrowseRoot[],
-  opts: { hidden: boolean; openWorkspaces: Map<string, string>; limit?: number },
-): BrowseResult {
+export function listDirectory(dir: string, roots: BrowseRoot[], opts: { hidden: boolean; openWorkspaces: Map<string, string>; limit?: number }): BrowseResult {
   const limit = opts.limit ?? BROWSE_LIMIT
   const dirents = readConfinedDir(dir)
   // Sort names first so the stat work stops at the limit, however large the directory.
-  const candidates = dirents
-    .filter((d) => (opts.hidden || !d.name.startsWith('.')) && (d.isDirectory() || d.isSymbolicLink()))
-    .sort((a, b) => byName(a.name, b.name))
+  const candidates = dirents.filter((d) => (opts.hidden || !d.name.startsWith('.')) && (d.isDirectory() || d.isSymbolicLink())).sort((a, b) => byName(a.name, b.name))
   const entries: BrowseEntry[] = []
   let truncated = false
   for (const d of candidates) {

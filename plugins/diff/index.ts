@@ -68,7 +68,13 @@ export default defineBridgePlugin({
       path: '/diff/expand',
       auth: 'device',
       describe: 'Lines of a working-tree file around a hunk',
-      response: v.object({ path: v.string(), start: v.pipe(v.number(), v.integer(), v.minValue(1)), lines: v.array(v.string()), eof: v.boolean(), total: v.pipe(v.number(), v.integer()) }),
+      response: v.object({
+        path: v.string(),
+        start: v.pipe(v.number(), v.integer(), v.minValue(1)),
+        lines: v.array(v.string()),
+        eof: v.boolean(),
+        total: v.pipe(v.number(), v.integer()),
+      }),
       // Spec 2 §7: every 400 here has the bad-path body and every 404 the no-such-file body,
       // a pane without an agent included.
       query: v.pipe(
@@ -78,7 +84,10 @@ export default defineBridgePlugin({
           start: v.pipe(v.optional(v.string()), v.description('first line, 1-based (default 1)')),
           count: v.pipe(v.optional(v.string()), v.description(`lines to read, 1..${EXPAND_MAX_LINES} (default ${EXPAND_MAX_LINES})`)),
         }),
-        v.check((q) => !!q.pane && !!q.path, (issue) => `bad path: ${(issue.input as { path: string }).path} escapes the pane's tree`),
+        v.check(
+          (q) => !!q.pane && !!q.path,
+          (issue) => `bad path: ${(issue.input as { path: string }).path} escapes the pane's tree`,
+        ),
       ),
       async handler({ query, ctx }) {
         const { path } = query

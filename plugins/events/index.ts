@@ -58,7 +58,8 @@ export default defineBridgePlugin({
       doc: {
         serverFrames: {
           snapshot: "first frame: {type: 'snapshot', source: 'bridge', seq: int (baseline), ts: int unix ms, snapshot: <GET /snapshot body>}",
-          delta: "{source: 'multiplexer'|'bridge', type: string, seq: int (baseline + 1, + 2, … no gaps), ts: int unix ms, payload: object (herdr's data verbatim plus session, or a bridge event's payload)}",
+          delta:
+            "{source: 'multiplexer'|'bridge', type: string, seq: int (baseline + 1, + 2, … no gaps), ts: int unix ms, payload: object (herdr's data verbatim plus session, or a bridge event's payload)}",
           heartbeat: "{type: 'heartbeat', ts: int} every 20 s while idle; no seq, changes nothing",
         },
         clientFrames: {

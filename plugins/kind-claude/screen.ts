@@ -3,21 +3,7 @@
  * `⏺` message blocks for the summary, and the permission-mode line.
  */
 import type { CardOption, ScreenCapability, ScreenParse, Summary, SummaryInput } from '../../lib/kit.ts'
-import {
-  cleanText,
-  isBlank,
-  isBoxOnly,
-  isChrome,
-  isQuestionShaped,
-  isRule,
-  isSpinner,
-  numberedOption,
-  screenLines,
-  startsMenu,
-  toOption,
-  truncate,
-  unbox,
-} from '../../lib/kit.ts'
+import { cleanText, isBlank, isBoxOnly, isChrome, isQuestionShaped, isRule, isSpinner, numberedOption, screenLines, startsMenu, toOption, truncate, unbox } from '../../lib/kit.ts'
 
 const lines = (text: string) => screenLines(text).map((l) => unbox(l))
 

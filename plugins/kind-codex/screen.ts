@@ -2,7 +2,24 @@
  * codex: its approval prompt (a question, the command, numbered choices with `›` on the
  * default). The rest of the card is the generic screen fallback.
  */
-import { type CardOption, type ScreenCapability, type ScreenParse, summarizeGeneric, cleanText, isBlank, isBoxOnly, isChrome, isQuestionShaped, isRule, numberedOption, screenLines, toOption, truncate, unbox, countsUp } from '../../lib/kit.ts'
+import {
+  type CardOption,
+  type ScreenCapability,
+  type ScreenParse,
+  summarizeGeneric,
+  cleanText,
+  isBlank,
+  isBoxOnly,
+  isChrome,
+  isQuestionShaped,
+  isRule,
+  numberedOption,
+  screenLines,
+  toOption,
+  truncate,
+  unbox,
+  countsUp,
+} from '../../lib/kit.ts'
 
 const MARKERS = /^[›❯>]\s*/
 const HINT = /press enter|esc to cancel|to confirm/i

@@ -2,7 +2,25 @@
  * hermes: box-drawn panels with a title in the top border. The blocker is the last panel titled
  * "needs your input"; the summary is the last panel titled "hermes" (not its reasoning panel).
  */
-import { type CardOption, type ScreenCapability, type ScreenParse, type Summary, type SummaryInput, cleanText, isBlank, isBoxOnly, isChrome, isQuestionShaped, isRule, numberedOption, readableLines, screenLines, toOption, truncate, countsUp } from '../../lib/kit.ts'
+import {
+  type CardOption,
+  type ScreenCapability,
+  type ScreenParse,
+  type Summary,
+  type SummaryInput,
+  cleanText,
+  isBlank,
+  isBoxOnly,
+  isChrome,
+  isQuestionShaped,
+  isRule,
+  numberedOption,
+  readableLines,
+  screenLines,
+  toOption,
+  truncate,
+  countsUp,
+} from '../../lib/kit.ts'
 
 interface Panel {
   title: string
@@ -47,8 +65,7 @@ export function parseHermesScreen(screen: string): ScreenParse | null {
     const n = numberedOption(l, /^[❯›>]\s*/)
     if (n) {
       if (countsUp(options, n)) options.push(toOption(n))
-    }
-    else if (!options.length) {
+    } else if (!options.length) {
       if (isQuestionShaped(l)) question = cleanText(l)
       else firstContent ||= cleanText(l)
     }
@@ -68,8 +85,7 @@ export function summarizeHermes(input: SummaryInput): Summary {
   if (input.blocked && (input.blocked.question || input.blocked.options.length)) {
     return { headline: truncate(input.blocked.question) || truncate(title) || `Agent ${input.status}`, detail: input.blocked.question, transcript }
   }
-  const pick = (text: string) =>
-    [...panels(text)].reverse().find((p) => /hermes/i.test(p.title) && !/reasoning/i.test(p.title) && !isBlocker(p))
+  const pick = (text: string) => [...panels(text)].reverse().find((p) => /hermes/i.test(p.title) && !/reasoning/i.test(p.title) && !isBlocker(p))
   const panel = pick(input.recent) ?? pick(input.detection)
   const body = panel ? readableLines(panel.lines.filter((l) => !TICKER.test(l))) : []
   if (body.length) return { headline: truncate(body[0]), detail: body.join('\n'), transcript }

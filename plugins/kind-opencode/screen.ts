@@ -3,7 +3,24 @@
  * holding numbered options. Its question tool is also served by opencode's own service
  * (question-service.ts), which the card prefers over the screen.
  */
-import { type CardOption, type ScreenCapability, type ScreenParse, type Summary, type SummaryInput, cleanText, isBlank, isChrome, isRule, isBoxOnly, numberedOption, readableLines, screenLines, toOption, truncate, countsUp } from '../../lib/kit.ts'
+import {
+  type CardOption,
+  type ScreenCapability,
+  type ScreenParse,
+  type Summary,
+  type SummaryInput,
+  cleanText,
+  isBlank,
+  isChrome,
+  isRule,
+  isBoxOnly,
+  numberedOption,
+  readableLines,
+  screenLines,
+  toOption,
+  truncate,
+  countsUp,
+} from '../../lib/kit.ts'
 
 const GUTTER = /^\s*┃/
 const FOOTER = /↑↓|enter submit|esc dismiss|esc cancel/i
@@ -37,8 +54,7 @@ export function parseOpencodeScreen(screen: string): ScreenParse | null {
     const n = numberedOption(l, /^[❯›>]\s*/)
     if (n) {
       if (countsUp(options, n)) options.push(toOption(n))
-    }
-    else if (!options.length && !question && !isBlank(l)) question = cleanText(l)
+    } else if (!options.length && !question && !isBlank(l)) question = cleanText(l)
   }
   // opencode marks the highlighted choice by colour alone; Enter takes the first by default.
   if (options.length && !options.some((o) => o.selected)) options[0].selected = true

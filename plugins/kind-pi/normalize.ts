@@ -2,7 +2,23 @@
  * One pi session line (`~/.pi/agent/sessions/…/*.jsonl`, format v3) → 0..n entries, in the same
  * schema and with the same caps as claude. Never throws.
  */
-import { basename, cap, capRunes, isObj, oneLine, str, stripAnsi, OUTPUT_CAP, SUMMARY_CAP, TEXT_CAP, type RawEntry, type ToolInfo, type ToolResult, diffForEdit, diffForWrite } from '../../lib/kit.ts'
+import {
+  basename,
+  cap,
+  capRunes,
+  isObj,
+  oneLine,
+  str,
+  stripAnsi,
+  OUTPUT_CAP,
+  SUMMARY_CAP,
+  TEXT_CAP,
+  type RawEntry,
+  type ToolInfo,
+  type ToolResult,
+  diffForEdit,
+  diffForWrite,
+} from '../../lib/kit.ts'
 
 /** Session bookkeeping that carries no conversation. */
 const DROPPED = new Set(['session', 'model_change', 'thinking_level_change', 'custom', 'label', 'session_info'])

@@ -148,6 +148,13 @@ async function probeMetadata(env: NodeJS.ProcessEnv, configuredProject: string):
 
 /** One line for logs and `push status`; never includes key material. */
 export function describeCredential(c: FoundCredential): string {
-  const from = c.source === 'metadata' ? 'the metadata server' : c.source === 'config' ? `${c.path} (push.service_account_path)` : c.source === 'gcloud' ? `${c.path} (gcloud)` : `${c.path} ($GOOGLE_APPLICATION_CREDENTIALS)`
+  const from =
+    c.source === 'metadata'
+      ? 'the metadata server'
+      : c.source === 'config'
+        ? `${c.path} (push.service_account_path)`
+        : c.source === 'gcloud'
+          ? `${c.path} (gcloud)`
+          : `${c.path} ($GOOGLE_APPLICATION_CREDENTIALS)`
   return `${c.type.replace('_', ' ')} from ${from}, project ${c.projectId}${c.identity ? `, as ${c.identity}` : ''}`
 }

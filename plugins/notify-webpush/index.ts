@@ -89,7 +89,14 @@ async function createWebPushNotifier(ctx: PluginContext, options: WebPushOptions
     })
     const headers = Object.fromEntries(Object.entries(req.headers).map(([k, val]) => [k, String(val)]))
     const target = `device ${sub.device} (${new URL(sub.endpoint).host})`
-    const r = await postWithRetry(req.endpoint, { headers, body: req.body as Buffer, timeoutMs: 10_000, backoffMs: options.backoffMs ?? [1000, 3000], retryOn: [429], dispatcher: options.dispatcher })
+    const r = await postWithRetry(req.endpoint, {
+      headers,
+      body: req.body as Buffer,
+      timeoutMs: 10_000,
+      backoffMs: options.backoffMs ?? [1000, 3000],
+      retryOn: [429],
+      dispatcher: options.dispatcher,
+    })
     if (r.ok) {
       failures.ok(target)
       return true
@@ -151,11 +158,14 @@ const withKeys = (state: NotifierState<WebPushNotifier>) => {
 const b64url = (field: string, bytes: number, first?: number) =>
   v.pipe(
     v.string(`${field}: want a base64url string`),
-    v.check((s) => {
-      if (!/^[A-Za-z0-9_-]+={0,2}$/.test(s)) return false
-      const b = Buffer.from(s.replace(/=+$/, ''), 'base64url')
-      return b.length === bytes && (first === undefined || b[0] === first)
-    }, `${field}: want ${bytes} bytes as base64url${first === 4 ? ' (an uncompressed P-256 key)' : ''}`),
+    v.check(
+      (s) => {
+        if (!/^[A-Za-z0-9_-]+={0,2}$/.test(s)) return false
+        const b = Buffer.from(s.replace(/=+$/, ''), 'base64url')
+        return b.length === bytes && (first === undefined || b[0] === first)
+      },
+      `${field}: want ${bytes} bytes as base64url${first === 4 ? ' (an uncompressed P-256 key)' : ''}`,
+    ),
   )
 
 const subscribeSchema = v.object(
@@ -208,7 +218,10 @@ export default defineNotifierPlugin<WebPushOptions, WebPushNotifier>({
           fail(400, 'endpoint: want an https: URL (BRIDGE_WEBPUSH_INSECURE=1 also allows http:)')
         }
         const device = await actingDevice(ctx, auth)
-        const dropped = await n.subscriptions.add({ device, endpoint: body.endpoint, keys: { p256dh: body.keys.p256dh, auth: body.keys.auth }, expirationTime: body.expirationTime ?? null, created_at: ctx.now() }, MAX_PER_DEVICE)
+        const dropped = await n.subscriptions.add(
+          { device, endpoint: body.endpoint, keys: { p256dh: body.keys.p256dh, auth: body.keys.auth }, expirationTime: body.expirationTime ?? null, created_at: ctx.now() },
+          MAX_PER_DEVICE,
+        )
         ctx.log.info(`web push: device ${device} subscribed a browser (${url.host})${dropped ? `; its oldest subscription was dropped (at most ${MAX_PER_DEVICE})` : ''}`)
         return { ok: true }
       },

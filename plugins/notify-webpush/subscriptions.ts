@@ -26,7 +26,8 @@ const KEY = 'webpush-subscriptions.json'
 export async function createSubscriptionStore(storage: Storage): Promise<SubscriptionStore> {
   const raw = (await readJson<unknown>(storage, KEY, 'web push subscriptions')) ?? []
   let subs: WebPushSubscription[] = (Array.isArray(raw) ? raw : []).filter(
-    (s: any): s is WebPushSubscription => s && typeof s.device === 'string' && typeof s.endpoint === 'string' && typeof s.keys?.p256dh === 'string' && typeof s.keys?.auth === 'string',
+    (s: any): s is WebPushSubscription =>
+      s && typeof s.device === 'string' && typeof s.endpoint === 'string' && typeof s.keys?.p256dh === 'string' && typeof s.keys?.auth === 'string',
   )
   let writing: Promise<void> = Promise.resolve()
   /** Serialized, and kept in memory only once on disk (like the device registry). */

@@ -65,11 +65,17 @@ export function composeBody(status: 'blocked' | 'done', card?: AlertCard | null)
   if (status === 'blocked') {
     const q = oneLine(card?.question)
     let body = q ? `Needs you — ${q}` : 'Needs you'
-    const opts = (card?.options ?? []).slice(0, 4).map((o) => (o.index > 0 ? `${o.index}. ${oneLine(o.label)}` : oneLine(o.label))).filter(Boolean)
+    const opts = (card?.options ?? [])
+      .slice(0, 4)
+      .map((o) => (o.index > 0 ? `${o.index}. ${oneLine(o.label)}` : oneLine(o.label)))
+      .filter(Boolean)
     if (q && opts.length) body += ` · ${opts.join(' / ')}`
     return capText(body)
   }
-  const firstDetail = (card?.detail ?? '').split('\n').map((l) => l.trim()).find(Boolean)
+  const firstDetail = (card?.detail ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .find(Boolean)
   const what = oneLine(card?.headline) || oneLine(firstDetail)
   return capText(what ? `Finished — ${what}` : 'Finished')
 }
@@ -92,9 +98,7 @@ export function composeAlert(input: AlertInput): Alert {
   if (input.status === 'blocked' && card) {
     if (card.question?.trim()) data.question = card.question.trim()
     if (card.options?.length) {
-      data.options = JSON.stringify(
-        card.options.map((o) => ({ index: o.index, label: o.label, selected: !!o.selected, ...(o.key ? { key: o.key } : {}) })),
-      )
+      data.options = JSON.stringify(card.options.map((o) => ({ index: o.index, label: o.label, selected: !!o.selected, ...(o.key ? { key: o.key } : {}) })))
     }
     if (card.category) data.category = card.category
   }
@@ -119,7 +123,12 @@ export function cardForAlert(card: any): AlertCard | null {
   const options = Array.isArray(b.options)
     ? b.options
         .filter((o: any) => o && typeof o.label === 'string')
-        .map((o: any) => ({ index: Number.isInteger(o.index) ? o.index : 0, label: o.label, selected: !!o.selected, ...(typeof o.key === 'string' && o.key ? { key: o.key } : {}) }))
+        .map((o: any) => ({
+          index: Number.isInteger(o.index) ? o.index : 0,
+          label: o.label,
+          selected: !!o.selected,
+          ...(typeof o.key === 'string' && o.key ? { key: o.key } : {}),
+        }))
     : undefined
   return {
     question: typeof b.question === 'string' ? b.question : undefined,

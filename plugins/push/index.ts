@@ -49,7 +49,15 @@ const webConfig = ({ ctx }: { ctx: PluginContext }) => {
 }
 
 const testAlert = (ctx: PluginContext) =>
-  composeAlert({ serverId: ctx.config.server_id, serverName: ctx.config.server_name, pane: 'test', status: 'done', seq: 0, agentTitle: 'Test notification', card: { headline: 'push notifications work' } })
+  composeAlert({
+    serverId: ctx.config.server_id,
+    serverName: ctx.config.server_name,
+    pane: 'test',
+    status: 'done',
+    seq: 0,
+    agentTitle: 'Test notification',
+    card: { headline: 'push notifications work' },
+  })
 
 /** A fan-out, or null when it did not finish within `ms` (delivery carries on). */
 const within = (p: Promise<FanoutResult>, ms: number) => Promise.race([p, new Promise<null>((res) => setTimeout(() => res(null), ms).unref())])
@@ -167,6 +175,13 @@ export default defineBridgePlugin({
       },
     }),
     defineBridgeRoute({ method: 'GET', path: '/push-config', auth: 'none', describe: "The web client's Firebase config", response: webConfigSchema, handler: webConfig }),
-    defineBridgeRoute({ method: 'GET', path: '/firebase-config', auth: 'none', describe: "The web client's Firebase config (reference client path)", response: webConfigSchema, handler: webConfig }),
+    defineBridgeRoute({
+      method: 'GET',
+      path: '/firebase-config',
+      auth: 'none',
+      describe: "The web client's Firebase config (reference client path)",
+      response: webConfigSchema,
+      handler: webConfig,
+    }),
   ],
 })

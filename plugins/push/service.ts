@@ -129,7 +129,15 @@ export function createPushService(ctx: PluginContext, mutes: MuteStore): PushSer
   const fanoutDismiss = async (pane: string) => {
     const last = lastAlert.get(pane)
     lastAlert.delete(pane)
-    const ev: DismissEvent = { id: randomBytes(8).toString('hex'), tag: tagOf(ctx.config.server_id, pane), server_id: ctx.config.server_id, pane, agent: last?.agent ?? '', title: last?.title ?? '', ts: ctx.now() }
+    const ev: DismissEvent = {
+      id: randomBytes(8).toString('hex'),
+      tag: tagOf(ctx.config.server_id, pane),
+      server_id: ctx.config.server_id,
+      pane,
+      agent: last?.agent ?? '',
+      title: last?.title ?? '',
+      ts: ctx.now(),
+    }
     detach(publishAndCollect(DISMISS_EVENT, ev).then(() => void ctx.bus.publish('bridge', 'notification_cleared', { pane, server_id: ctx.config.server_id })))
   }
 
@@ -174,9 +182,7 @@ export function createPushService(ctx: PluginContext, mutes: MuteStore): PushSer
   const run = (pane: string, actions: Action[]) => {
     for (const a of actions) {
       const job = a.kind === 'alert' ? () => alertFor(pane, a.status) : () => fanoutDismiss(pane)
-      const next = (chains.get(pane) ?? Promise.resolve())
-        .then(job)
-        .catch((err) => ctx.log.warn(`push ${a.kind} for ${pane} failed: ${(err as Error).message}`))
+      const next = (chains.get(pane) ?? Promise.resolve()).then(job).catch((err) => ctx.log.warn(`push ${a.kind} for ${pane} failed: ${(err as Error).message}`))
       chains.set(pane, next)
       void next.then(() => {
         if (chains.get(pane) === next) chains.delete(pane)

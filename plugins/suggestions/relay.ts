@@ -124,7 +124,8 @@ export function createRelayHub(opts: { listenHost: string; now?: () => number; l
     const server = createServer()
     const proxy = createProxyServer({ target: { host: target.host, port: target.port }, ws: true })
     proxy.on('error', (_err, _req, res) => {
-      if (res instanceof ServerResponse && !res.headersSent) res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8' }).end(`the dev server on port ${target.port} is not answering — it may have stopped`)
+      if (res instanceof ServerResponse && !res.headersSent)
+        res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8' }).end(`the dev server on port ${target.port} is not answering — it may have stopped`)
       else res?.destroy()
     })
     // httpxy pipes the two sockets of an upgrade; either one closing closes the other.

@@ -41,36 +41,94 @@ const OP_LABEL: Record<string, string> = { merge: 'merge', rebase: 'rebase', 'ch
 export function buildSuggestions(i: SuggestionInput): Suggestion[] {
   const g = i.git
   if (i.hasAgent && g?.repo && g.operation) {
-    return [{ kind: 'git_conflict', performer: 'app', label: 'Resolve', detail: `${OP_LABEL[g.operation] ?? g.operation} in progress`, action: 'open_diff', params: { pane: i.pane }, rank: 30 }]
+    return [
+      {
+        kind: 'git_conflict',
+        performer: 'app',
+        label: 'Resolve',
+        detail: `${OP_LABEL[g.operation] ?? g.operation} in progress`,
+        action: 'open_diff',
+        params: { pane: i.pane },
+        rank: 30,
+      },
+    ]
   }
   const out: Suggestion[] = []
   for (const l of i.listeners.slice(0, MAX_DEV_CHIPS)) {
     const port = String(l.port)
     const direct = i.urlOf(l)
     if (direct) {
-      out.push({ kind: 'dev_server', performer: 'app', label: `Open :${port}`, detail: `${l.proc} · serving`, action: 'open_url', params: { pane: i.pane, url: direct, port }, rank: 25 })
+      out.push({
+        kind: 'dev_server',
+        performer: 'app',
+        label: `Open :${port}`,
+        detail: `${l.proc} · serving`,
+        action: 'open_url',
+        params: { pane: i.pane, url: direct, port },
+        rank: 25,
+      })
       continue
     }
     const relay = i.relayOf?.(l)
     if (relay) {
       const note = `:${port} listens on ${l.bind} only; the bridge relays it to you.`
-      out.push({ kind: 'dev_server_local', performer: 'app', label: `Open :${port}`, detail: `${l.proc} · via the bridge`, action: 'open_url', params: { pane: i.pane, url: relay, port, note }, rank: 15 })
+      out.push({
+        kind: 'dev_server_local',
+        performer: 'app',
+        label: `Open :${port}`,
+        detail: `${l.proc} · via the bridge`,
+        action: 'open_url',
+        params: { pane: i.pane, url: relay, port, note },
+        rank: 15,
+      })
     } else {
       const note = `${l.proc} on :${port} listens on ${l.bind} only, so it is reachable from this host alone. Start it bound to 0.0.0.0 (for example --host 0.0.0.0) to open it from your device.`
-      out.push({ kind: 'dev_server_local', performer: 'app', label: `:${port} is local-only`, detail: `${l.proc} · bound to localhost`, action: 'show_note', params: { pane: i.pane, port, note }, rank: 15 })
+      out.push({
+        kind: 'dev_server_local',
+        performer: 'app',
+        label: `:${port} is local-only`,
+        detail: `${l.proc} · bound to localhost`,
+        action: 'show_note',
+        params: { pane: i.pane, port, note },
+        rank: 15,
+      })
     }
   }
   if (i.hasAgent && g?.repo) {
     if (g.changed > 0) {
-      out.push({ kind: 'git_dirty', performer: 'app', label: 'Review changes', detail: `${g.changed} file${g.changed === 1 ? '' : 's'} changed`, action: 'open_diff', params: { pane: i.pane }, rank: 20 })
+      out.push({
+        kind: 'git_dirty',
+        performer: 'app',
+        label: 'Review changes',
+        detail: `${g.changed} file${g.changed === 1 ? '' : 's'} changed`,
+        action: 'open_diff',
+        params: { pane: i.pane },
+        rank: 20,
+      })
     }
     if (g.branch && g.default_branch && g.branch !== g.default_branch && g.remote && g.ahead > 0) {
       const prompt = `Push the branch ${g.branch} to ${g.remote} and open a pull request against ${g.default_branch}, summarising the ${g.ahead} commit${g.ahead === 1 ? '' : 's'} on it.`
-      out.push({ kind: 'create_pr', performer: 'agent', label: 'Create PR', detail: `${g.branch} is ${g.ahead} ahead of ${g.default_branch}`, action: 'prompt_agent', params: { pane: i.pane, prompt }, rank: 18 })
+      out.push({
+        kind: 'create_pr',
+        performer: 'agent',
+        label: 'Create PR',
+        detail: `${g.branch} is ${g.ahead} ahead of ${g.default_branch}`,
+        action: 'prompt_agent',
+        params: { pane: i.pane, prompt },
+        rank: 18,
+      })
     }
   }
   if (!i.hasAgent && i.atPrompt && g?.repo) {
-    out.push({ kind: 'shell_idle', performer: 'app', label: 'Start an agent', detail: `idle shell in ${basename(g.root) || 'a repository'}`, action: 'start_agent', params: { pane: i.pane }, rank: 10 })
+    out.push({
+      kind: 'shell_idle',
+      performer: 'app',
+      label: 'Start an agent',
+      detail: `idle shell in ${basename(g.root) || 'a repository'}`,
+      action: 'start_agent',
+      params: { pane: i.pane },
+      rank: 10,
+    })
   }
   // Stable sort keeps source order among equal ranks.
   return out.sort((a, b) => b.rank - a.rank).slice(0, MAX_SUGGESTIONS)

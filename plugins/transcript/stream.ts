@@ -56,8 +56,7 @@ export function parseInbound(data: unknown): LoadOlder | null {
 }
 
 /** Roster identity for change detection: age (last_activity_ts) alone never counts. */
-export const rosterSignature = (rows: RosterRow[]) =>
-  JSON.stringify(rows.map((r) => [r.agent_id, r.done, r.tool_use_id, r.agent_type, r.description, r.spawn_depth]))
+export const rosterSignature = (rows: RosterRow[]) => JSON.stringify(rows.map((r) => [r.agent_id, r.done, r.tool_use_id, r.agent_type, r.description, r.spawn_depth]))
 
 export function createTranscriptStream(opts: StreamOptions) {
   let source: Source = { kind: opts.kind, reader: opts.reader, session: opts.session }

@@ -9,7 +9,6 @@ import { until } from '../harness/wait.ts'
 let stack: Stack
 let cwd: string
 
-
 async function claudePane(script: Record<string, unknown>): Promise<string> {
   const r = await stack.sim.request('sim.create_agent_pane', { kind: 'claude', cwd, script })
   return r.pane.pane_id as string
@@ -45,7 +44,11 @@ afterAll(async () => {
 
 describe('GET /agent-state', () => {
   it('blocked on a permission prompt: question, options, category, permission mode', async () => {
-    const pane = await claudePane({ start: 'permission', mode: 'acceptEdits', permission: { name: 'Bash', input: { command: 'rm -rf build', description: 'Remove the build output' }, category: 'tool_approval' } })
+    const pane = await claudePane({
+      start: 'permission',
+      mode: 'acceptEdits',
+      permission: { name: 'Bash', input: { command: 'rm -rf build', description: 'Remove the build output' }, category: 'tool_approval' },
+    })
     const card = await cardWhen(pane, (c) => c.agent_status === 'blocked' && c.blocked?.options?.length > 0, 'a blocked card')
     expect(card).toEqual({
       pane_id: pane,
@@ -72,7 +75,12 @@ describe('GET /agent-state', () => {
   it('blocked on a question panel: every option, the question, category question_panel', async () => {
     const pane = await claudePane({
       start: 'question',
-      question: { header: 'Database', question: 'Which database should we use?', options: [{ label: 'Postgres', description: 'Relational' }, { label: 'SQLite' }], category: 'question_panel' },
+      question: {
+        header: 'Database',
+        question: 'Which database should we use?',
+        options: [{ label: 'Postgres', description: 'Relational' }, { label: 'SQLite' }],
+        category: 'question_panel',
+      },
     })
     const card = await cardWhen(pane, (c) => c.agent_status === 'blocked' && c.blocked?.options?.length > 0, 'a blocked question card')
     expect(card.headline).toBe('Which database should we use?')
@@ -195,7 +203,7 @@ describe('POST /agent-mode/cycle', () => {
 describe('generic fallback', () => {
   it('a kind with no parser: parsed false, no blocked even when blocked, recent lines', async () => {
     const shell = (await stack.sim.request('workspace.create', { cwd })).root_pane.pane_id
-    await stack.sim.request('pane.send_text', { pane_id: shell, text: "clear; for i in $(seq 1 20); do echo line-$i; done\r" })
+    await stack.sim.request('pane.send_text', { pane_id: shell, text: 'clear; for i in $(seq 1 20); do echo line-$i; done\r' })
     await screenHas(shell, 'line-20')
     await stack.sim.request('sim.set_status', { pane_id: shell, agent: 'amp', state: 'blocked' })
     const card = await cardWhen(shell, (c) => c.agent_status === 'blocked', 'a blocked amp card')
@@ -225,7 +233,13 @@ describe('card sources', () => {
     await screenHas(shell, 'I cannot go on without an answer\n')
     await stack.sim.request('sim.set_status', { pane_id: shell, agent: 'gemini', state: 'working' })
     let card = await cardWhen(shell, (c) => c.agent_status === 'working', 'a working gemini card')
-    expect(card).toMatchObject({ agent_kind: 'gemini', headline: 'Refactoring the cache layer', detail: 'Moved the TTL logic into cache.ts.\nTests pass.', transcript: ['Moved it.'], parsed: true })
+    expect(card).toMatchObject({
+      agent_kind: 'gemini',
+      headline: 'Refactoring the cache layer',
+      detail: 'Moved the TTL logic into cache.ts.\nTests pass.',
+      transcript: ['Moved it.'],
+      parsed: true,
+    })
 
     const recent = await get(`/agent-state?pane=${encodeURIComponent(shell)}&recent=1`)
     expect(recent.status).toBe(200)

@@ -50,7 +50,6 @@ function readBody(req: IncomingMessage): Promise<string> {
   })
 }
 
-
 const writeRegistration = (url: string) => {
   const dir = join(stack.bridge.env.XDG_STATE_HOME!, 'opencode')
   mkdirSync(dir, { recursive: true })

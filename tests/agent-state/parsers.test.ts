@@ -12,7 +12,13 @@ import { stripAnsi, truncate, isRule, isChrome, numberedOption } from '../../lib
 import type { SummaryInput } from '../../lib/card.ts'
 
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, 'fixtures', name), 'utf8')
-const input = (screen: string, status: string, extra: Partial<SummaryInput> = {}): SummaryInput => ({ detection: screen, recent: screen, title: 'fix the parser', status, ...extra })
+const input = (screen: string, status: string, extra: Partial<SummaryInput> = {}): SummaryInput => ({
+  detection: screen,
+  recent: screen,
+  title: 'fix the parser',
+  status,
+  ...extra,
+})
 
 describe('claude screens', () => {
   it('permission prompt: three options, ❯ marks the default, the command is the detail', () => {
@@ -163,7 +169,19 @@ describe('opencode screens', () => {
     const form = {
       id: 'f1',
       metadata: { kind: 'question' },
-      fields: [{ key: 'q', title: 'Backend', description: 'Which backend?', type: 'select', options: [{ value: 'redis', label: 'Redis' }, { value: 'sqlite', label: '' }], custom: true }],
+      fields: [
+        {
+          key: 'q',
+          title: 'Backend',
+          description: 'Which backend?',
+          type: 'select',
+          options: [
+            { value: 'redis', label: 'Redis' },
+            { value: 'sqlite', label: '' },
+          ],
+          custom: true,
+        },
+      ],
     }
     expect(projectForm(form)).toEqual({
       question: 'Which backend?',
@@ -263,7 +281,29 @@ describe('parsers never throw', () => {
     fc.string({ maxLength: 2000 }),
     fc.string({ unit: 'binary', maxLength: 2000 }),
     fc
-      .array(fc.oneof(fc.constantFrom('❯ 1. Yes', '  2. No', '⏺ Bash(x)', '⏺ prose', '  ⎿ out', '┃ 1. A', '┃ ↑↓', '╭─ Hermes needs your input ─╮', '╰──╯', '│ q? │', '─'.repeat(30), 'Esc to cancel', '\x1b[31m', '?', ''), fc.string()), { maxLength: 60 })
+      .array(
+        fc.oneof(
+          fc.constantFrom(
+            '❯ 1. Yes',
+            '  2. No',
+            '⏺ Bash(x)',
+            '⏺ prose',
+            '  ⎿ out',
+            '┃ 1. A',
+            '┃ ↑↓',
+            '╭─ Hermes needs your input ─╮',
+            '╰──╯',
+            '│ q? │',
+            '─'.repeat(30),
+            'Esc to cancel',
+            '\x1b[31m',
+            '?',
+            '',
+          ),
+          fc.string(),
+        ),
+        { maxLength: 60 },
+      )
       .map((ls) => ls.join('\n')),
   )
   it('on arbitrary screens', () => {

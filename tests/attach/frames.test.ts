@@ -19,7 +19,15 @@ describe('attach query', () => {
 describe('client control frames', () => {
   it('accepts only a well-formed resize within 1..1000', () => {
     expect(parseResize('{"type":"resize","cols":100,"rows":30}')).toEqual({ cols: 100, rows: 30 })
-    for (const bad of ['ls\r', '{"type":"resize","cols":0,"rows":30}', '{"type":"resize","cols":100,"rows":1001}', '{"type":"resize","cols":"100","rows":30}', '{"type":"mode"}', 'null', '[]']) {
+    for (const bad of [
+      'ls\r',
+      '{"type":"resize","cols":0,"rows":30}',
+      '{"type":"resize","cols":100,"rows":1001}',
+      '{"type":"resize","cols":"100","rows":30}',
+      '{"type":"mode"}',
+      'null',
+      '[]',
+    ]) {
       expect(parseResize(bad)).toBeNull()
     }
   })
@@ -27,7 +35,10 @@ describe('client control frames', () => {
 
 describe('CLI lines', () => {
   it('decodes frames and closes; ignores anything else', () => {
-    expect(parseCliLine('{"bytes":"aGk=","encoding":"ansi","full":true,"height":40,"seq":1,"type":"terminal.frame","width":120}')).toEqual({ type: 'frame', bytes: Buffer.from('hi') })
+    expect(parseCliLine('{"bytes":"aGk=","encoding":"ansi","full":true,"height":40,"seq":1,"type":"terminal.frame","width":120}')).toEqual({
+      type: 'frame',
+      bytes: Buffer.from('hi'),
+    })
     expect(parseCliLine('{"reason":null,"type":"terminal.closed"}')).toEqual({ type: 'closed', reason: null })
     expect(parseCliLine('herdr: oops')).toBeNull()
     expect(parseCliLine('')).toBeNull()
@@ -62,9 +73,41 @@ describe('history seed', () => {
 
 describe('CLI invocation', () => {
   it('puts --session before the subcommand and --takeover only on control', () => {
-    expect(herdrArgs({ ref: { session: 'default', id: 'w1:p1', qualified: 'w1:p1' }, mode: 'control', cols: 80, rows: 24, takeover: false })).toEqual(['terminal', 'session', 'control', 'w1:p1', '--cols', '80', '--rows', '24'])
-    expect(herdrArgs({ ref: { session: 'work', id: 'w1:p1', qualified: 'work/w1:p1' }, mode: 'control', cols: 100, rows: 30, takeover: true })).toEqual(['--session', 'work', 'terminal', 'session', 'control', 'w1:p1', '--takeover', '--cols', '100', '--rows', '30'])
-    expect(herdrArgs({ ref: { session: 'work', id: 'w1:p1', qualified: 'work/w1:p1' }, mode: 'observe', cols: 100, rows: 30, takeover: true })).toEqual(['--session', 'work', 'terminal', 'session', 'observe', 'w1:p1', '--cols', '100', '--rows', '30'])
+    expect(herdrArgs({ ref: { session: 'default', id: 'w1:p1', qualified: 'w1:p1' }, mode: 'control', cols: 80, rows: 24, takeover: false })).toEqual([
+      'terminal',
+      'session',
+      'control',
+      'w1:p1',
+      '--cols',
+      '80',
+      '--rows',
+      '24',
+    ])
+    expect(herdrArgs({ ref: { session: 'work', id: 'w1:p1', qualified: 'work/w1:p1' }, mode: 'control', cols: 100, rows: 30, takeover: true })).toEqual([
+      '--session',
+      'work',
+      'terminal',
+      'session',
+      'control',
+      'w1:p1',
+      '--takeover',
+      '--cols',
+      '100',
+      '--rows',
+      '30',
+    ])
+    expect(herdrArgs({ ref: { session: 'work', id: 'w1:p1', qualified: 'work/w1:p1' }, mode: 'observe', cols: 100, rows: 30, takeover: true })).toEqual([
+      '--session',
+      'work',
+      'terminal',
+      'session',
+      'observe',
+      'w1:p1',
+      '--cols',
+      '100',
+      '--rows',
+      '30',
+    ])
   })
 
   it('drops empty socket overrides and a stray HERDR_SESSION for the default session', () => {

@@ -4,7 +4,7 @@ import { branchInfo, nothingToOffer } from '../../plugins/branches/info.ts'
 import { tempDir, gitEnv } from '../diff/repo.ts'
 
 describe('branchInfo without a server', () => {
-  it('a git failure while inspecting is deletable:false with git\'s message, not an error', async () => {
+  it("a git failure while inspecting is deletable:false with git's message, not an error", async () => {
     const dir = tempDir('not-a-repo-')
     try {
       const list = { source: { repo_root: dir }, worktrees: [{ path: `${dir}/wt`, branch: 'feat', is_linked_worktree: true, open_workspace_id: 'w3' }] }

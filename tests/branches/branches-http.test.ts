@@ -43,16 +43,38 @@ async function remove(workspace: string) {
 }
 
 const nothing = (workspace_id: string, blocked_reason: string, repo_root = '', checkout_path = '') => ({
-  workspace_id, repo_root, checkout_path, branch: '', default_branch: '', is_default: false, checked_out_elsewhere: [],
-  merged: false, merged_into: '', unmerged_commits: 0, upstream: '', deletable: false, blocked_reason,
+  workspace_id,
+  repo_root,
+  checkout_path,
+  branch: '',
+  default_branch: '',
+  is_default: false,
+  checked_out_elsewhere: [],
+  merged: false,
+  merged_into: '',
+  unmerged_commits: 0,
+  upstream: '',
+  deletable: false,
+  blocked_reason,
 })
 
 describe('GET /branch-info', () => {
   it('a fresh worktree branch: merged into main, deletable', async () => {
     const { workspace, path } = await worktree('fresh')
     await expectJson(await info(workspace), 200, {
-      workspace_id: workspace, repo_root: repo.dir, checkout_path: path, branch: 'fresh', default_branch: 'main', is_default: false,
-      checked_out_elsewhere: [], merged: true, merged_into: 'main', unmerged_commits: 0, upstream: '', deletable: true, blocked_reason: '',
+      workspace_id: workspace,
+      repo_root: repo.dir,
+      checkout_path: path,
+      branch: 'fresh',
+      default_branch: 'main',
+      is_default: false,
+      checked_out_elsewhere: [],
+      merged: true,
+      merged_into: 'main',
+      unmerged_commits: 0,
+      upstream: '',
+      deletable: true,
+      blocked_reason: '',
     })
   })
 
@@ -81,12 +103,18 @@ describe('GET /branch-info', () => {
 
   it('the default branch is never deletable; a branch held by another worktree neither', async () => {
     // Move the main checkout off main so a worktree can hold main.
-    const other = makeRepo({ files: { 'x': '1\n' } })
+    const other = makeRepo({ files: { x: '1\n' } })
     dirs.push(other.dir)
     other.git('checkout', '-q', '-b', 'side')
     const onMain = await worktree('main', other)
     const body = await (await info(onMain.workspace)).json()
-    expect(body).toMatchObject({ branch: 'main', default_branch: 'main', is_default: true, deletable: false, blocked_reason: "main is the repository's default branch and is never deleted" })
+    expect(body).toMatchObject({
+      branch: 'main',
+      default_branch: 'main',
+      is_default: true,
+      deletable: false,
+      blocked_reason: "main is the repository's default branch and is never deleted",
+    })
 
     // A second worktree holding the same branch (git allows it with --force).
     const held = await worktree('shared', other)
@@ -97,7 +125,7 @@ describe('GET /branch-info', () => {
   })
 
   it('the default comes from the remote HEAD first', async () => {
-    const origin = makeRepo({ branch: 'trunk', files: { 'x': '1\n' } })
+    const origin = makeRepo({ branch: 'trunk', files: { x: '1\n' } })
     dirs.push(origin.dir)
     const parent = tempDir('clone-')
     dirs.push(parent)
@@ -138,7 +166,14 @@ describe('POST /branch-delete', () => {
     expect((await held.json()).error).toMatch(/^done-work is checked out in .*done-work; it is never deleted$/)
     await remove(workspace)
     await expectJson(await del({ repo_root: pre.repo_root, branch: 'done-work', force: true }), 200, {
-      branch: 'done-work', deleted: true, forced: false, merged: true, merged_into: 'main', sha, upstream: '', remote_deleted: false,
+      branch: 'done-work',
+      deleted: true,
+      forced: false,
+      merged: true,
+      merged_into: 'main',
+      sha,
+      upstream: '',
+      remote_deleted: false,
     })
     expect(repo.gitTry('rev-parse', '--verify', '--quiet', 'refs/heads/done-work')).not.toBe(0)
   })
@@ -150,7 +185,14 @@ describe('POST /branch-delete', () => {
     await expectJson(await del({ repo_root: repo.dir, branch: 'wip' }), 409, { error: 'wip has 1 commit(s) not merged into main; delete with force to drop them' })
     await expectJson(await del({ repo_root: repo.dir, branch: 'wip', force: false }), 409, { error: 'wip has 1 commit(s) not merged into main; delete with force to drop them' })
     await expectJson(await del({ repo_root: repo.dir, branch: 'wip', force: true }), 200, {
-      branch: 'wip', deleted: true, forced: true, merged: false, merged_into: '', sha, upstream: '', remote_deleted: false,
+      branch: 'wip',
+      deleted: true,
+      forced: true,
+      merged: false,
+      merged_into: '',
+      sha,
+      upstream: '',
+      remote_deleted: false,
     })
   })
 
@@ -184,7 +226,9 @@ describe('POST /branch-delete', () => {
     const r = makeRepo({ branch: 'odd', files: { x: '1\n' } })
     dirs.push(r.dir)
     r.git('branch', 'feature')
-    await expectJson(await del({ repo_root: r.dir, branch: 'feature', force: true }), 409, { error: `cannot tell which branch is the default in ${r.dir}; refusing to delete feature` })
+    await expectJson(await del({ repo_root: r.dir, branch: 'feature', force: true }), 409, {
+      error: `cannot tell which branch is the default in ${r.dir}; refusing to delete feature`,
+    })
   })
 
   it('merged only into the remote-tracking default: git may refuse with 409 and its message', async () => {

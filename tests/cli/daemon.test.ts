@@ -30,7 +30,10 @@ afterAll(async () => {
 
 describe('serve', () => {
   it('prints one line per herdr session found, with its protocol', () => {
-    const found = daemon.output().split('\n').filter((l) => l.includes('herdr session') && l.includes('found'))
+    const found = daemon
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('herdr session') && l.includes('found'))
     expect(found).toHaveLength(2)
     expect(daemon.output()).toContain(`herdr session default found at ${sim.socketPath('default')} (herdr 0.8.0, protocol 20)`)
     expect(daemon.output()).toContain(`herdr session work found at ${sim.socketPath('work')} (herdr 0.8.0, protocol 20)`)
@@ -98,9 +101,14 @@ describe('pair', () => {
     const addrs = reachableAddresses()
     if (addrs.length) {
       expect(err[1]).toBe('Listen on an address the phone can reach, then pair again:')
-      for (const [i, a] of addrs.entries()) expect(err[2 + i]).toMatch(new RegExp(`^  ${a.address.replace(/[.[\]]/g, '\\$&')} +${a.kind} +npx bridge serve --addr \\[?${a.address.replace(/\./g, '\\.')}\\]?:${daemon.port}$`))
+      for (const [i, a] of addrs.entries())
+        expect(err[2 + i]).toMatch(
+          new RegExp(`^  ${a.address.replace(/[.[\]]/g, '\\$&')} +${a.kind} +npx bridge serve --addr \\[?${a.address.replace(/\./g, '\\.')}\\]?:${daemon.port}$`),
+        )
     }
-    expect(String(r.stderr)).toContain('Or set transport.public_url (BRIDGE_PUBLIC_URL) to a URL that reaches this bridge (e.g. from `tailscale serve`), or pass `npx bridge pair --url <url>`.')
+    expect(String(r.stderr)).toContain(
+      'Or set transport.public_url (BRIDGE_PUBLIC_URL) to a URL that reaches this bridge (e.g. from `tailscale serve`), or pass `npx bridge pair --url <url>`.',
+    )
   })
 
   it('--url puts another URL in the code, without the warning', async () => {

@@ -40,7 +40,9 @@ describe('bridge doctor', () => {
     expect(lines[5]).toBe('✓ config and device files are private (mode 600)')
     expect(lines[6]).toBe(`✓ 127.0.0.1:${port} is free`)
     expect(lines[7]).toBe(`✗ http://127.0.0.1:${port} is a loopback address: a phone cannot reach it`)
-    expect(lines[8]).toMatch(/^ {4}fix: (`npx bridge serve --addr \S+:\d+` \((tailnet|LAN)\), or set transport\.public_url|join a tailnet or LAN, then listen there with --addr, or set transport\.public_url)$/)
+    expect(lines[8]).toMatch(
+      /^ {4}fix: (`npx bridge serve --addr \S+:\d+` \((tailnet|LAN)\), or set transport\.public_url|join a tailnet or LAN, then listen there with --addr, or set transport\.public_url)$/,
+    )
     expect(lines[9]).toBe('– no push credentials (optional: alerts are only logged)')
     expectOneLineError(r, '1 check failed; each ✗ above has its fix')
   })
@@ -64,10 +66,18 @@ describe('bridge doctor', () => {
   it('no herdr at all', async () => {
     const port = await freePort()
     const home = join(box.root, 'empty-home')
-    const r = await cli(['doctor', '--addr', `127.0.0.1:${port}`], { ...box.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), BRIDGE_HERDR_BIN: join(box.root, 'no-herdr'), BRIDGE_PUBLIC_URL: 'https://x.example' })
+    const r = await cli(['doctor', '--addr', `127.0.0.1:${port}`], {
+      ...box.env,
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, '.config'),
+      BRIDGE_HERDR_BIN: join(box.root, 'no-herdr'),
+      BRIDGE_PUBLIC_URL: 'https://x.example',
+    })
     const out = String(r.stdout)
     expect(out).toContain(`✗ herdr binary not found (${join(box.root, 'no-herdr')}, BRIDGE_HERDR_BIN)`)
-    expect(out).toContain(`✗ no herdr session reachable (looked at ${join(home, '.config/herdr/herdr.sock')} and ${join(home, '.config/herdr')}/sessions/*/herdr.sock)\n    fix: install herdr, start it, or set HERDR_SOCKET_PATH`)
+    expect(out).toContain(
+      `✗ no herdr session reachable (looked at ${join(home, '.config/herdr/herdr.sock')} and ${join(home, '.config/herdr')}/sessions/*/herdr.sock)\n    fix: install herdr, start it, or set HERDR_SOCKET_PATH`,
+    )
     expectOneLineError(r, '2 checks failed; each ✗ above has its fix')
   })
 })
@@ -95,9 +105,7 @@ describe('bridge service', () => {
   it('the launchd agent is a valid property list running the same command', () => {
     const spec = serviceSpec({ addr: '127.0.0.1:9787', dir: join(box.root, 'a&b'), env: { PATH: '/usr/bin:/bin', HOME: '/Users/me' } })
     const plist = launchdPlist(spec)
-    const parsed = JSON.parse(
-      execFileSync('python3', ['-c', 'import plistlib,sys,json; print(json.dumps(plistlib.loads(sys.stdin.buffer.read())))'], { input: plist }).toString(),
-    )
+    const parsed = JSON.parse(execFileSync('python3', ['-c', 'import plistlib,sys,json; print(json.dumps(plistlib.loads(sys.stdin.buffer.read())))'], { input: plist }).toString())
     expect(parsed).toEqual({
       Label: 'dev.herdr-bridge',
       ProgramArguments: spec.argv,

@@ -67,7 +67,10 @@ describe('serve', () => {
   })
 
   it('relay mode, from the environment and from config.json', async () => {
-    expectOneLineError(await cli(['serve'], { ...box.env, BRIDGE_MODE: 'relay' }), 'BRIDGE_MODE is "relay", and this build runs only the direct transport; set it to "direct" and start again')
+    expectOneLineError(
+      await cli(['serve'], { ...box.env, BRIDGE_MODE: 'relay' }),
+      'BRIDGE_MODE is "relay", and this build runs only the direct transport; set it to "direct" and start again',
+    )
     const dir = join(box.root, 'relay')
     mkdirSync(dir, { recursive: true })
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ transport: { mode: 'relay' } }))
@@ -81,7 +84,10 @@ describe('serve', () => {
     const dir = join(box.root, 'broken')
     mkdirSync(dir, { recursive: true })
     writeFileSync(join(dir, 'config.json'), '{nope')
-    expectOneLineError(await cli(['serve', '--dir', dir], box.env), new RegExp(`^bridge: config file ${join(dir, 'config.json')} is not valid JSON .*; fix or move it away, it was left untouched$`))
+    expectOneLineError(
+      await cli(['serve', '--dir', dir], box.env),
+      new RegExp(`^bridge: config file ${join(dir, 'config.json')} is not valid JSON .*; fix or move it away, it was left untouched$`),
+    )
   })
 })
 
@@ -123,7 +129,10 @@ describe('against a running daemon', () => {
 describe('push', () => {
   it('missing push credentials', async () => {
     const r = await cli(['push', 'status'], box.env)
-    expectOneLineError(r, `push: no credentials found; save a service-account key as ${join(box.dataDir, 'serviceAccount.json')} or run \`bridge push login --project <project-id>\``)
+    expectOneLineError(
+      r,
+      `push: no credentials found; save a service-account key as ${join(box.dataDir, 'serviceAccount.json')} or run \`bridge push login --project <project-id>\``,
+    )
     expect(String(r.stdout)).toContain('No push credentials found; the bridge only logs notifications. Searched, in order:')
   })
 })

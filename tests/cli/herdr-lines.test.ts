@@ -38,7 +38,9 @@ describe('no herdr session reachable', () => {
     cleanup.push(() => rmSync(box.root, { recursive: true, force: true }))
     const d = await startDaemon(box.env)
     cleanup.push(() => d.stop())
-    await d.waitFor(`no herdr session is reachable (looked at ${join(box.home, '.config/herdr/herdr.sock')} and ${join(box.home, '.config/herdr/sessions')}/*/herdr.sock): install herdr, start it, or set HERDR_SOCKET_PATH`)
+    await d.waitFor(
+      `no herdr session is reachable (looked at ${join(box.home, '.config/herdr/herdr.sock')} and ${join(box.home, '.config/herdr/sessions')}/*/herdr.sock): install herdr, start it, or set HERDR_SOCKET_PATH`,
+    )
   })
 })
 

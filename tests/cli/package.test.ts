@@ -58,7 +58,9 @@ afterAll(async () => {
 describe('npm pack', () => {
   it(`is herdr-bridge-${version}.tgz with compiled JavaScript, the web client, README and LICENSE`, () => {
     expect(tarball.endsWith(`herdr-bridge-${version}.tgz`)).toBe(true)
-    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'cli/bin.mjs', 'dist/cli/main.js', 'dist/core/server.js', 'dist/plugins/web/dist/index.html']))
+    expect(files).toEqual(
+      expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'cli/bin.mjs', 'dist/cli/main.js', 'dist/core/server.js', 'dist/plugins/web/dist/index.html']),
+    )
     expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([])
     expect(files.filter((f) => f.startsWith('tests/') || f.startsWith('bench/'))).toEqual([])
   })
@@ -100,7 +102,10 @@ describe('the installed package', () => {
     })
     const port = (srv.address() as { port: number }).port
     try {
-      expectOneLineError(await cli(['serve', '--addr', `127.0.0.1:${port}`], box.env, bin), `127.0.0.1:${port} is already in use — is another bridge running? (\`bridge status\`) Choose another with --addr`)
+      expectOneLineError(
+        await cli(['serve', '--addr', `127.0.0.1:${port}`], box.env, bin),
+        `127.0.0.1:${port} is already in use — is another bridge running? (\`bridge status\`) Choose another with --addr`,
+      )
     } finally {
       srv.close()
     }

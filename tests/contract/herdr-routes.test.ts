@@ -22,7 +22,8 @@ let cwd: string
 
 /** A repo on `main` with a merged branch `feature`, one modified and one untracked file. */
 function makeRepo(dir: string) {
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, stdio: 'pipe' })
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, stdio: 'pipe' })
   git('init', '-q', '-b', 'main')
   writeFileSync(join(dir, 'a.txt'), Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join('\n') + '\n')
   git('add', '.')
@@ -31,7 +32,6 @@ function makeRepo(dir: string) {
   writeFileSync(join(dir, 'a.txt'), Array.from({ length: 20 }, (_, i) => `line ${i === 9 ? 'ten' : i + 1}`).join('\n') + '\n')
   writeFileSync(join(dir, 'new.txt'), 'hello\n')
 }
-
 
 const req = (path: string, init?: Parameters<TestBridge['request']>[1]) => bridge.request(path, init)
 const post = (path: string, json: unknown) => req(path, { method: 'POST', json })
@@ -144,7 +144,8 @@ describe('herdr-backed routes match their documented 200 bodies', () => {
   })
 
   it('POST /image, POST /file', async () => {
-    const raw = (path: string, body: Buffer) => req(`${path}?pane=${encodeURIComponent(pane)}`, { method: 'POST', body: new Uint8Array(body), headers: { 'content-type': 'application/octet-stream' } })
+    const raw = (path: string, body: Buffer) =>
+      req(`${path}?pane=${encodeURIComponent(pane)}`, { method: 'POST', body: new Uint8Array(body), headers: { 'content-type': 'application/octet-stream' } })
     expect(await conforms('POST', '/image', await raw('/image', PNG))).toEqual(expect.objectContaining({ content_type: 'image/png', bytes: PNG.length }))
     expect(await conforms('POST', '/file', await raw('/file', PDF))).toEqual(expect.objectContaining({ content_type: 'application/pdf', bytes: PDF.length }))
   })

@@ -36,8 +36,17 @@ describe('GET /diff', () => {
     const body = await res.json()
     expect(body.branch).toBe('main')
     expect(body.git).toEqual({
-      repo: true, root: repo.dir, branch: 'main', default_branch: 'main', default_ref: 'main', remote: '', upstream: '',
-      ahead: 0, behind: 0, dirty: true, changed: 2,
+      repo: true,
+      root: repo.dir,
+      branch: 'main',
+      default_branch: 'main',
+      default_ref: 'main',
+      remote: '',
+      upstream: '',
+      ahead: 0,
+      behind: 0,
+      dirty: true,
+      changed: 2,
     })
     expect(body.files).toHaveLength(2)
     expect(body.files[0]).toMatchObject({ path: 'src/app.ts', status: 'modified', additions: 1, deletions: 1 })
@@ -111,7 +120,11 @@ describe('GET /diff/expand', () => {
     const res = await expand('path=src/app.ts&start=90&count=400')
     expect(res.status).toBe(200)
     expect(await res.json()).toEqual({
-      path: 'src/app.ts', start: 90, lines: ['line 90', 'line 91', 'line 92', 'line 93', 'line 94', 'line 95', 'line 96'], eof: true, total: 96,
+      path: 'src/app.ts',
+      start: 90,
+      lines: ['line 90', 'line 91', 'line 92', 'line 93', 'line 94', 'line 95', 'line 96'],
+      eof: true,
+      total: 96,
     })
   })
 

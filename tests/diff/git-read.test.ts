@@ -69,9 +69,9 @@ describe('readGit: file statuses', () => {
   })
 
   it('caps an untracked 100 KB file at 64 KB with the truncation marker', async () => {
-    const r = repo({ files: { 'x': 'x\n' } })
+    const r = repo({ files: { x: 'x\n' } })
     const line = 'abcdefghij'.repeat(9) + '\n' // 91 bytes
-    const body = line.repeat(Math.ceil(100 * 1024 / line.length))
+    const body = line.repeat(Math.ceil((100 * 1024) / line.length))
     r.write('big.txt', body)
     const { files } = await readGit(r.dir, { diff: true, env })
     const big = files.find((f) => f.path === 'big.txt')!
@@ -87,7 +87,7 @@ describe('readGit: file statuses', () => {
   })
 
   it('an untracked symlink shows its target and is never followed', async () => {
-    const r = repo({ files: { 'x': 'x\n' } })
+    const r = repo({ files: { x: 'x\n' } })
     symlinkSync('/etc/passwd', join(r.dir, 'link'))
     const { files } = await readGit(r.dir, { diff: true, env })
     expect(files).toEqual([{ path: 'link', status: 'untracked', additions: 1, deletions: 0, diff: '--- /dev/null\n+++ b/link\n+/etc/passwd\n' }])
@@ -107,7 +107,7 @@ describe('readGit: file statuses', () => {
   })
 
   it('clean tree: files empty, not dirty', async () => {
-    const r = repo({ files: { 'x': 'x\n' } })
+    const r = repo({ files: { x: 'x\n' } })
     const { git, files } = await readGit(r.dir, { diff: true, env })
     expect(files).toEqual([])
     expect(git).toMatchObject({ dirty: false, changed: 0 })
@@ -125,7 +125,7 @@ describe('readGit: the git context', () => {
   })
 
   it('a corrupt repository is a GitFailure naming git status', async () => {
-    const r = repo({ files: { 'x': 'x\n' } })
+    const r = repo({ files: { x: 'x\n' } })
     writeFileSync(join(r.dir, '.git/index'), 'garbage, not an index')
     const err = await readGit(r.dir, { diff: true, env }).catch((e) => e)
     expect(err).toBeInstanceOf(GitFailure)
@@ -147,8 +147,8 @@ describe('readGit: the git context', () => {
   })
 
   it('detached HEAD: empty branch', async () => {
-    const r = repo({ files: { 'x': '1\n' } })
-    r.commit('two', { 'x': '2\n' })
+    const r = repo({ files: { x: '1\n' } })
+    r.commit('two', { x: '2\n' })
     r.git('checkout', '-q', '--detach', 'HEAD~1')
     const g = await readGitContext(r.dir, { env })
     expect(g.branch).toBe('')
@@ -156,31 +156,31 @@ describe('readGit: the git context', () => {
   })
 
   it('local fallback: master, counted against the local branch', async () => {
-    const r = repo({ branch: 'master', files: { 'x': '1\n' } })
+    const r = repo({ branch: 'master', files: { x: '1\n' } })
     r.git('checkout', '-q', '-b', 'feature')
-    r.commit('f1', { 'f': '1\n' })
-    r.commit('f2', { 'f': '2\n' })
+    r.commit('f1', { f: '1\n' })
+    r.commit('f2', { f: '2\n' })
     const g = await readGitContext(r.dir, { env })
     expect(g).toMatchObject({ branch: 'feature', default_branch: 'master', default_ref: 'master', remote: '', upstream: '', ahead: 2, behind: 0 })
   })
 
   it('neither main nor master and no remote HEAD: empty default', async () => {
-    const r = repo({ branch: 'develop', files: { 'x': '1\n' } })
+    const r = repo({ branch: 'develop', files: { x: '1\n' } })
     const g = await readGitContext(r.dir, { env })
     expect(g).toMatchObject({ default_branch: '', default_ref: '', ahead: 0, behind: 0 })
   })
 
   it("remote with HEAD: the remote's HEAD wins, upstream, ahead and behind", async () => {
-    const origin = repo({ branch: 'trunk', files: { 'x': '1\n' } })
+    const origin = repo({ branch: 'trunk', files: { x: '1\n' } })
     origin.git('branch', 'main') // a `main` exists but is not the trunk
     const parent = tempDir('clone-')
     const clone = openRepo(join(parent, 'c'), parent)
     cleanups.push(clone.cleanup)
     openRepo(parent).git('clone', '-q', origin.dir, clone.dir)
     clone.git('checkout', '-q', '-b', 'feat', '--track', 'origin/trunk')
-    clone.commit('mine', { 'm': '1\n' })
-    origin.commit('theirs1', { 't': '1\n' })
-    origin.commit('theirs2', { 't': '2\n' })
+    clone.commit('mine', { m: '1\n' })
+    origin.commit('theirs1', { t: '1\n' })
+    origin.commit('theirs2', { t: '2\n' })
     clone.git('fetch', '-q')
     clone.git('remote', 'add', 'aaa', origin.dir) // sorts first, but origin is preferred
     const g = await readGitContext(clone.dir, { env })
@@ -200,9 +200,9 @@ describe('readGit: the git context', () => {
   })
 
   it('a remote without HEAD: remote-tracking main before local main; first remote when no origin', async () => {
-    const up = repo({ files: { 'x': '1\n' } })
-    up.commit('two', { 'x': '2\n' })
-    const r = repo({ files: { 'y': 'mine\n' } })
+    const up = repo({ files: { x: '1\n' } })
+    up.commit('two', { x: '2\n' })
+    const r = repo({ files: { y: 'mine\n' } })
     r.git('remote', 'add', 'upstream', up.dir)
     r.git('fetch', '-q', 'upstream')
     const g = await readGitContext(r.dir, { env })
@@ -243,7 +243,7 @@ describe('readGit: the git context', () => {
   })
 
   it('linked worktree: its own root, branch and changes', async () => {
-    const r = repo({ files: { 'x': '1\n' } })
+    const r = repo({ files: { x: '1\n' } })
     const wt = join(tempDir('wt-'), 'feature-wt')
     cleanups.push(() => rmSync(join(wt, '..'), { recursive: true, force: true }))
     r.git('worktree', 'add', '-q', '-b', 'feature', wt)
@@ -267,7 +267,7 @@ describe('readGit: the git context', () => {
   })
 
   it('context only: same git object, files empty', async () => {
-    const r = repo({ files: { 'x': '1\n' } })
+    const r = repo({ files: { x: '1\n' } })
     r.write('x', '2\n')
     mkdirSync(join(r.dir, 'd'))
     r.write('d/u', 'u\n')

@@ -63,8 +63,16 @@ describe('untracked synthesis', () => {
 describe('default branch resolution (diff)', () => {
   const refs = (lines: string[]) => parseRefs(lines.join('\n'))
   it('remote HEAD, then main/master with the remote-tracking ref first, else nothing', () => {
-    expect(resolveDefaultBranch(refs(['refs/remotes/origin/HEAD\0refs/remotes/origin/trunk', 'refs/heads/main\0']), 'origin')).toEqual({ branch: 'trunk', ref: 'origin/trunk', fullRef: 'refs/remotes/origin/trunk' })
-    expect(resolveDefaultBranch(refs(['refs/heads/main\0', 'refs/remotes/origin/main\0']), 'origin')).toEqual({ branch: 'main', ref: 'origin/main', fullRef: 'refs/remotes/origin/main' })
+    expect(resolveDefaultBranch(refs(['refs/remotes/origin/HEAD\0refs/remotes/origin/trunk', 'refs/heads/main\0']), 'origin')).toEqual({
+      branch: 'trunk',
+      ref: 'origin/trunk',
+      fullRef: 'refs/remotes/origin/trunk',
+    })
+    expect(resolveDefaultBranch(refs(['refs/heads/main\0', 'refs/remotes/origin/main\0']), 'origin')).toEqual({
+      branch: 'main',
+      ref: 'origin/main',
+      fullRef: 'refs/remotes/origin/main',
+    })
     expect(resolveDefaultBranch(refs(['refs/heads/master\0', 'refs/remotes/other/main\0']), 'origin')).toEqual({ branch: 'master', ref: 'master', fullRef: 'refs/heads/master' })
     expect(resolveDefaultBranch(refs(['refs/heads/develop\0']), '')).toEqual({ branch: '', ref: '', fullRef: '' })
     expect([pickRemote('up\norigin\n'), pickRemote('up\nz\n'), pickRemote('')]).toEqual(['origin', 'up', ''])

@@ -20,7 +20,11 @@ export function withOptions(opts: { events?: object; timeline?: object }): Bridg
 export const isStatus = (pane: string, status?: string) => (f: any) =>
   f.source === 'multiplexer' && f.type === 'pane_agent_status_changed' && f.payload.pane_id === pane && (!status || f.payload.agent_status === status)
 
-export const statusesOf = (frames: any[], pane: string, from = 0) => frames.slice(from).filter(isStatus(pane)).map((f) => f.payload.agent_status)
+export const statusesOf = (frames: any[], pane: string, from = 0) =>
+  frames
+    .slice(from)
+    .filter(isStatus(pane))
+    .map((f) => f.payload.agent_status)
 
 /** A plain shell pane in a new workspace; returns its ids. */
 export async function newPane(sim: Sim, session = 'default'): Promise<{ pane: string; workspace: string; tab: string }> {

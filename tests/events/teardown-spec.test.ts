@@ -16,5 +16,10 @@ test('bridge shutdown closes /events sockets with 1000', async () => {
   await st.bridge.bridge.close()
   const closed = await c.closed
   expect(closed.code).toBe(1000)
-  expect(c.frames.filter((f) => f.type !== 'heartbeat').slice(1).every((f) => typeof f.seq === 'number')).toBe(true)
+  expect(
+    c.frames
+      .filter((f) => f.type !== 'heartbeat')
+      .slice(1)
+      .every((f) => typeof f.seq === 'number'),
+  ).toBe(true)
 })

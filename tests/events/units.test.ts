@@ -40,7 +40,12 @@ test('recorder: spans, prev_ms, gone, repeats ignored, newest first', () => {
   const now = 1_000_000
   const r = createRecorder({ now: () => now })
   expect(r.status(1000, { pane: 'p', status: 'working', agent: 'claude', workspace: 'w1', session: 'default' })).toEqual({
-    ts: 1000, pane: 'p', agent: 'claude', session: 'default', workspace: 'w1', to: 'working',
+    ts: 1000,
+    pane: 'p',
+    agent: 'claude',
+    session: 'default',
+    workspace: 'w1',
+    to: 'working',
   })
   expect(r.status(1500, { pane: 'p', status: 'working' })).toBeUndefined()
   expect(r.status(4000, { pane: 'p', status: 'working' })).toBeUndefined()
@@ -57,10 +62,14 @@ test('recorder: rebuild resumes a span from history, re-points a changed one, wr
   const now = 10_000
   const stored = [{ ts: 2000, pane: 'p', agent: 'claude', session: 'default', workspace: 'w1', to: 'blocked' }]
   const r = createRecorder({ now: () => now, initial: stored })
-  r.rebuild('default', [
-    { pane: 'p', agent: 'claude', agent_status: 'blocked', workspace: 'w1', session: 'default', title: 'reviewer' },
-    { pane: 'q', agent: 'claude', agent_status: 'working', workspace: 'w1', session: 'default' },
-  ], 9000)
+  r.rebuild(
+    'default',
+    [
+      { pane: 'p', agent: 'claude', agent_status: 'blocked', workspace: 'w1', session: 'default', title: 'reviewer' },
+      { pane: 'q', agent: 'claude', agent_status: 'working', workspace: 'w1', session: 'default' },
+    ],
+    9000,
+  )
   expect(r.entries().length).toBe(1)
   expect(r.status(9500, { pane: 'p', status: 'idle' })).toMatchObject({ from: 'blocked', prev_ms: 7500, title: 'reviewer' })
   const q = r.status(9600, { pane: 'q', status: 'idle' })!

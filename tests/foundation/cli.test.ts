@@ -61,13 +61,19 @@ describe('cli against a running daemon', () => {
     expect(payload.url).toBe(base)
     expect(payload.code).toMatch(/^[0-9a-f]{8}$/)
     expect(r.stdout).toMatch(/[▀▄█]/)
-    const res = await fetch(`${base}/pair`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: payload.code, device_name: 'cli-phone' }) })
+    const res = await fetch(`${base}/pair`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code: payload.code, device_name: 'cli-phone' }),
+    })
     expect(res.status).toBe(200)
   })
 
   it('devices list shows paired devices and revoke removes one', async () => {
     const { code } = JSON.parse((await cli(['pair', '--json'])).stdout)
-    const d = (await (await fetch(`${base}/pair`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code, device_name: 'to-revoke' }) })).json()) as any
+    const d = (await (
+      await fetch(`${base}/pair`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code, device_name: 'to-revoke' }) })
+    ).json()) as any
     const list = await cli(['devices', 'list', '--json'])
     expect(list.exitCode).toBe(0)
     const devices = JSON.parse(list.stdout)

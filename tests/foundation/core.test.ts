@@ -265,7 +265,10 @@ describe('audit log', () => {
     await b.request('/probe', { method: 'POST', token: d.bearer, json: { pane: 'work/w1:p2', text: 'secret words' } })
     await b.request('/admin/devices/revoke', { method: 'POST', json: { id: d.id } })
     await b.bridge.close()
-    const lines = readFileSync(join(b.dataDir, 'audit.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    const lines = readFileSync(join(b.dataDir, 'audit.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     const routes = lines.map((l) => `${l.route} ${l.status}`)
     expect(routes).toEqual(['POST /admin/pairing 200', 'POST /pair 200', 'POST /probe 200', 'POST /admin/devices/revoke 200'])
     expect(lines[2]).toMatchObject({ device: d.id, pane: 'work/w1:p2', text_length: 12, status: 200 })
@@ -286,7 +289,11 @@ describe('health', () => {
     expect(r.status).toBe(503)
     // The reason names the socket it tried, in one line, and what to do.
     const body = await r.json()
-    expect(body).toEqual({ ok: false, sessions: [], reason: expect.stringMatching(/^cannot reach herdr at \/\S+herdr\.sock: ENOENT; start herdr on this machine \(or point the bridge at it\) and this clears by itself$/) })
+    expect(body).toEqual({
+      ok: false,
+      sessions: [],
+      reason: expect.stringMatching(/^cannot reach herdr at \/\S+herdr\.sock: ENOENT; start herdr on this machine \(or point the bridge at it\) and this clears by itself$/),
+    })
   })
 })
 

@@ -114,13 +114,16 @@ describe('git hanging past its deadline', () => {
 })
 
 describe('a drop directory that cannot exist', () => {
-  it("a pane whose directory was removed: 500 naming the directory and the reason (or 404 once herdr stops reporting a cwd); nothing written", async () => {
+  it('a pane whose directory was removed: 500 naming the directory and the reason (or 404 once herdr stops reporting a cwd); nothing written', async () => {
     const dir = tempDir('gone-')
     const pane = await shellPane(dir)
     // herdr reports the shell's cwd; wait for it, then pull the directory from under the shell.
     await until(async () => (await sim.request('pane.get', { pane_id: pane })).pane.cwd === dir, 'the pane cwd')
     rmSync(dir, { recursive: true, force: true })
-    const r = await bounded((signal) => bridge.request(`/image?pane=${encodeURIComponent(pane)}`, { method: 'POST', body: PNG, headers: { 'content-type': 'application/octet-stream' }, signal }), 15_000)
+    const r = await bounded(
+      (signal) => bridge.request(`/image?pane=${encodeURIComponent(pane)}`, { method: 'POST', body: PNG, headers: { 'content-type': 'application/octet-stream' }, signal }),
+      15_000,
+    )
     // Which answer depends on whether herdr has re-read the shell's (now deleted) cwd yet; both
     // are the spec's: 404 "the multiplexer reports no cwd", or 500 "drop directory not writable".
     if (r.status === 404) expect(r.body).toBe('herdr reports no cwd for this pane')
@@ -143,7 +146,16 @@ describe('a drop directory that cannot exist', () => {
     const real = realpathSync(dir)
     rmSync(dir, { recursive: true })
     writeFileSync(dir, 'a file where the directory was\n')
-    const r = await bounded((signal) => bridge.request(`/file?pane=${encodeURIComponent(pane)}`, { method: 'POST', body: Buffer.from('%PDF-1.4\n'), headers: { 'content-type': 'application/octet-stream' }, signal }), 15_000)
+    const r = await bounded(
+      (signal) =>
+        bridge.request(`/file?pane=${encodeURIComponent(pane)}`, {
+          method: 'POST',
+          body: Buffer.from('%PDF-1.4\n'),
+          headers: { 'content-type': 'application/octet-stream' },
+          signal,
+        }),
+      15_000,
+    )
     // As above: once herdr has re-read the shell's vanished cwd it reports none (404, the spec's
     // "no cwd"); before that the bridge finds the path unwritable (500).
     if (r.status === 404) expect(r.body).toBe('herdr reports no cwd for this pane')
@@ -160,10 +172,7 @@ describe('herdr killed while /agent/start waits on it', () => {
     const dir = tempDir('start-')
     cleanup.push(() => rmSync(dir, { recursive: true, force: true }))
     const pane = await shellPane(dir)
-    const started = bounded(
-      (signal) => bridge.request('/agent/start', { method: 'POST', json: { kind: 'claude', pane_id: pane, timeout_ms: 8000 }, signal }),
-      30_000,
-    )
+    const started = bounded((signal) => bridge.request('/agent/start', { method: 'POST', json: { kind: 'claude', pane_id: pane, timeout_ms: 8000 }, signal }), 30_000)
     // herdr has taken the launch (the agent is registered, not yet ready): kill it now.
     await until(async () => {
       const r = await sim.request('agent.list', {}).catch(() => null)
@@ -188,6 +197,9 @@ describe('herdr killed while /agent/start waits on it', () => {
     expect(kids).toEqual([])
 
     await sim.restart()
-    await until(async () => (await bridge.request('/herdr', { method: 'POST', json: { method: 'session.snapshot', params: {} } })).status === 200, 'the bridge to reach the new herdr')
+    await until(
+      async () => (await bridge.request('/herdr', { method: 'POST', json: { method: 'session.snapshot', params: {} } })).status === 200,
+      'the bridge to reach the new herdr',
+    )
   }, 60_000)
 })

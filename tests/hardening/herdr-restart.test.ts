@@ -45,12 +45,7 @@ test('herdr stopped and restarted 3× under load: bounded answers, 502 while dow
       answers.push({ ...a, path, down: wasDown && down })
     }
   }
-  const pollers = [
-    poll('/snapshot'),
-    poll('/snapshot'),
-    poll(`/agent-state?pane=${encodeURIComponent(panes[0])}`),
-    poll(`/timeline?limit=20`),
-  ]
+  const pollers = [poll('/snapshot'), poll('/snapshot'), poll(`/agent-state?pane=${encodeURIComponent(panes[0])}`), poll(`/timeline?limit=20`)]
   const states = ['working', 'blocked', 'idle']
   const producer = (async () => {
     for (let i = 0; running; i++) {

@@ -78,7 +78,12 @@ describe('herdrSubscribe', () => {
     new Promise<{ reason: string; events: string[]; acked: boolean }>((resolve) => {
       const events: string[] = []
       let acked = false
-      herdrSubscribe(path, [{ type: 'pane.created' }], { onAck: () => (acked = true), onEvent: (e) => events.push(e), onClose: (reason) => resolve({ reason, events, acked }) }, { ackTimeoutMs })
+      herdrSubscribe(
+        path,
+        [{ type: 'pane.created' }],
+        { onAck: () => (acked = true), onEvent: (e) => events.push(e), onClose: (reason) => resolve({ reason, events, acked }) },
+        { ackTimeoutMs },
+      )
     })
   const ack = (s: Socket, then: () => void) =>
     s.once('data', (d) => {

@@ -71,7 +71,13 @@ describe('attachment sniffing (property)', () => {
         const kind = route === '/image' ? 'images' : 'files'
         const before = new Set(listing(kind))
         const r = await bounded(
-          (signal) => stack.bridge.request(`${route}?pane=${encodeURIComponent(pane)}`, { method: 'POST', body: bytes as unknown as BodyInit, headers: { 'content-type': 'application/octet-stream' }, signal }),
+          (signal) =>
+            stack.bridge.request(`${route}?pane=${encodeURIComponent(pane)}`, {
+              method: 'POST',
+              body: bytes as unknown as BodyInit,
+              headers: { 'content-type': 'application/octet-stream' },
+              signal,
+            }),
           15_000,
         )
         const tag = `${route} ${bytes.subarray(0, 16).toString('hex')}… (${bytes.length} bytes)`
@@ -105,11 +111,26 @@ describe('attachment sniffing (property)', () => {
 
   it('the untouched samples are accepted where they belong and refused elsewhere', async () => {
     const want: Array<[string, Buffer, number]> = [
-      ['/image', PNG, 200], ['/image', JPEG, 200], ['/image', GIF, 200], ['/image', WEBP, 200], ['/image', PDF, 415], ['/image', DOCX, 415],
-      ['/file', PDF, 200], ['/file', DOCX, 200], ['/file', PPTX, 200], ['/file', XLSX, 415], ['/file', PLAIN_ZIP, 415], ['/file', DOC, 415], ['/file', PNG, 415],
+      ['/image', PNG, 200],
+      ['/image', JPEG, 200],
+      ['/image', GIF, 200],
+      ['/image', WEBP, 200],
+      ['/image', PDF, 415],
+      ['/image', DOCX, 415],
+      ['/file', PDF, 200],
+      ['/file', DOCX, 200],
+      ['/file', PPTX, 200],
+      ['/file', XLSX, 415],
+      ['/file', PLAIN_ZIP, 415],
+      ['/file', DOC, 415],
+      ['/file', PNG, 415],
     ]
     for (const [route, bytes, status] of want) {
-      const res = await stack.bridge.request(`${route}?pane=${pane}`, { method: 'POST', body: bytes as unknown as BodyInit, headers: { 'content-type': 'application/octet-stream' } })
+      const res = await stack.bridge.request(`${route}?pane=${pane}`, {
+        method: 'POST',
+        body: bytes as unknown as BodyInit,
+        headers: { 'content-type': 'application/octet-stream' },
+      })
       expect([route, bytes.subarray(0, 4).toString('hex'), res.status]).toEqual([route, bytes.subarray(0, 4).toString('hex'), status])
       await res.text()
     }
@@ -133,7 +154,13 @@ describe('zip directory mutations (property)', () => {
         const kind = route === '/image' ? 'images' : 'files'
         const before = new Set(listing(kind))
         const r = await bounded(
-          (signal) => stack.bridge.request(`${route}?pane=${encodeURIComponent(pane)}`, { method: 'POST', body: bytes as unknown as BodyInit, headers: { 'content-type': 'application/octet-stream' }, signal }),
+          (signal) =>
+            stack.bridge.request(`${route}?pane=${encodeURIComponent(pane)}`, {
+              method: 'POST',
+              body: bytes as unknown as BodyInit,
+              headers: { 'content-type': 'application/octet-stream' },
+              signal,
+            }),
           15_000,
         )
         const tag = `${route} …${bytes.subarray(-24).toString('hex')} (${bytes.length} bytes)`

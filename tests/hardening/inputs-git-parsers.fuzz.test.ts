@@ -17,7 +17,27 @@ const patchish = () =>
     .array(
       fc.oneof(
         fc.string({ maxLength: 12 }),
-        fc.constantFrom('diff --git ', '\ndiff --git ', 'a/', 'b/', ' b/', '"', '\\', '\\3', '\\303\\251', '\\n', '\n', '@@', '\n@@ -1 +1 @@\n', '+', '-', 'rename to ', 'copy to ', '\nrename to "', '\0'),
+        fc.constantFrom(
+          'diff --git ',
+          '\ndiff --git ',
+          'a/',
+          'b/',
+          ' b/',
+          '"',
+          '\\',
+          '\\3',
+          '\\303\\251',
+          '\\n',
+          '\n',
+          '@@',
+          '\n@@ -1 +1 @@\n',
+          '+',
+          '-',
+          'rename to ',
+          'copy to ',
+          '\nrename to "',
+          '\0',
+        ),
       ),
       { maxLength: 40 },
     )
@@ -102,7 +122,9 @@ describe('splitPatch round trip', () => {
 describe('parseStatusV2', () => {
   it('never throws on arbitrary text', () => {
     const porcelainish = fc
-      .array(fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom('\0', '# ', '# branch.head ', '# branch.oid (initial)', '1 ', '2 ', 'u ', '? ', '! ', ' ', 'R100 ')), { maxLength: 30 })
+      .array(fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom('\0', '# ', '# branch.head ', '# branch.oid (initial)', '1 ', '2 ', 'u ', '? ', '! ', ' ', 'R100 ')), {
+        maxLength: 30,
+      })
       .map((p) => p.join(''))
     fc.assert(
       fc.property(fc.oneof(porcelainish, fc.string({ unit: 'binary', maxLength: 200 })), (text) => {
@@ -161,17 +183,21 @@ describe('renderUntracked', () => {
 
   it('a UTF-8 text cut at any byte is still text (the cut character is dropped, nothing else)', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary', minLength: 1, maxLength: 60 }).filter((s) => !s.includes('\0') && !s.includes('\n')), fc.nat(), (s, at) => {
-        const full = Buffer.from(s, 'utf8')
-        const cut = full.subarray(0, at % (full.length + 1))
-        const r = renderUntracked('p', cut, true)
-        expect(r.diff).not.toBe(BINARY_SENTENCE)
-        const line = r.additions ? r.diff.split('\n')[2].slice(1) : ''
-        expect(s.startsWith(line)).toBe(true)
-        // At most one character (≤ 4 bytes) is lost to the cut.
-        expect(cut.length - Buffer.byteLength(line)).toBeLessThan(4)
-        expect(decodeText(Buffer.from(line))).toBe(line)
-      }),
+      fc.property(
+        fc.string({ unit: 'binary', minLength: 1, maxLength: 60 }).filter((s) => !s.includes('\0') && !s.includes('\n')),
+        fc.nat(),
+        (s, at) => {
+          const full = Buffer.from(s, 'utf8')
+          const cut = full.subarray(0, at % (full.length + 1))
+          const r = renderUntracked('p', cut, true)
+          expect(r.diff).not.toBe(BINARY_SENTENCE)
+          const line = r.additions ? r.diff.split('\n')[2].slice(1) : ''
+          expect(s.startsWith(line)).toBe(true)
+          // At most one character (≤ 4 bytes) is lost to the cut.
+          expect(cut.length - Buffer.byteLength(line)).toBeLessThan(4)
+          expect(decodeText(Buffer.from(line))).toBe(line)
+        },
+      ),
       { numRuns: 2000 },
     )
   })
@@ -186,7 +212,10 @@ describe('real repositories with hostile file names', () => {
     .array(
       fc.oneof(
         { weight: 3, arbitrary: fc.constantFrom('a', 'b', 'z', '.', '_', '1') },
-        { weight: 2, arbitrary: fc.constantFrom(' ', '-', '--', ' b', 'a ', '"', '\\', '\t', '\n', '\r', '\x01', 'é', 'e\u0301', '日本', '😀', '*', '?', '[', "'", '$(x)', '\u200b') },
+        {
+          weight: 2,
+          arbitrary: fc.constantFrom(' ', '-', '--', ' b', 'a ', '"', '\\', '\t', '\n', '\r', '\x01', 'é', 'e\u0301', '日本', '😀', '*', '?', '[', "'", '$(x)', '\u200b'),
+        },
       ),
       { minLength: 1, maxLength: 6 },
     )

@@ -27,7 +27,10 @@ beforeAll(async () => {
   outside = join(root, 'outside')
   mkdirSync(join(outside, 'present', 'deeper'), { recursive: true })
   writeFileSync(join(outside, 'secret.txt'), 'TOP SECRET\n')
-  repo = makeRepo({ dir: join(projects, 'repo'), files: { 'src/a.txt': numbered(10), 'bin.dat': Buffer.from([0, 1, 2, 3]), 'é 日本/ü.txt': 'unicode\n', '..notes': 'dots\n', '...': 'three\n' } })
+  repo = makeRepo({
+    dir: join(projects, 'repo'),
+    files: { 'src/a.txt': numbered(10), 'bin.dat': Buffer.from([0, 1, 2, 3]), 'é 日本/ü.txt': 'unicode\n', '..notes': 'dots\n', '...': 'three\n' },
+  })
   const link = (target: string, at: string) => symlinkSync(target, join(repo.dir, at))
   link('../../outside/secret.txt', 'link-out')
   link(outside, 'dir-out')
@@ -77,7 +80,9 @@ function pathArb(segments: string[], prefixes: () => string[]) {
     { weight: 1, arbitrary: fc.constantFrom(...LONG) },
     { weight: 1, arbitrary: fc.string({ maxLength: 6 }) },
   )
-  return fc.tuple(fc.constantFrom(...prefixes()), fc.array(seg, { maxLength: 8 }), fc.boolean()).map(([pre, segs, trailing]) => pre + segs.join('/') + (trailing ? '/' : ''))
+  return fc
+    .tuple(fc.constantFrom(...prefixes()), fc.array(seg, { maxLength: 8 }), fc.boolean())
+    .map(([pre, segs, trailing]) => pre + segs.join('/') + (trailing ? '/' : ''))
     .filter((p) => p.length < 7000)
 }
 
@@ -102,7 +107,33 @@ function oneLine(r: { status: number; body: string }) {
 
 describe('GET /diff/expand path confinement (property)', () => {
   it('never 500; a 200 is a text file inside the tree; a 404 is a path that lands inside it', async () => {
-    const segs = ['..notes', '...', 'src', 'a.txt', 'bin.dat', 'link-out', 'dir-out', 'secret.txt', 'present', 'loop-a', 'self', 'in-link', 'git-link', '.git', 'config', 'HEAD', 'up', 'repo', 'dangling', 'é 日本', 'ü.txt', 'outside', '..', '..', '..']
+    const segs = [
+      '..notes',
+      '...',
+      'src',
+      'a.txt',
+      'bin.dat',
+      'link-out',
+      'dir-out',
+      'secret.txt',
+      'present',
+      'loop-a',
+      'self',
+      'in-link',
+      'git-link',
+      '.git',
+      'config',
+      'HEAD',
+      'up',
+      'repo',
+      'dangling',
+      'é 日本',
+      'ü.txt',
+      'outside',
+      '..',
+      '..',
+      '..',
+    ]
     const path = pathArb(segs, () => ['', '', '', './', '/', `${repo.dir}/`, `${outside}/`, '//', '../'])
     await fc.assert(
       fc.asyncProperty(path, fc.boolean(), async (p, raw) => {
@@ -116,7 +147,10 @@ describe('GET /diff/expand path confinement (property)', () => {
         }
         if (r.status === 400) {
           // Control characters are refused at the door for every query parameter.
-          expect([url, r.body]).toEqual([url, /[\u0000-\u001f\u007f]/.test(sent) ? 'path: control characters are not allowed' : errorLine(`bad path: ${sent} escapes the pane's tree`)])
+          expect([url, r.body]).toEqual([
+            url,
+            /[\u0000-\u001f\u007f]/.test(sent) ? 'path: control characters are not allowed' : errorLine(`bad path: ${sent} escapes the pane's tree`),
+          ])
           return
         }
         expect(isAbsolute(sent) || sent.includes('\0')).toBe(false)
@@ -139,7 +173,20 @@ describe('GET /diff/expand path confinement (property)', () => {
       }),
       {
         numRuns: 250,
-        examples: [['link-out', false], ['dir-out/secret.txt', false], ['dir-out/missing', false], ['dir-out/present/nope', true], ['dangling', false], ['loop-a/x', false], ['%2e%2e/outside/secret.txt', true], ['up/../outside/secret.txt', false], ['git-link', false], ['git-link/', false], ['in-link', false], ['..notes', false]],
+        examples: [
+          ['link-out', false],
+          ['dir-out/secret.txt', false],
+          ['dir-out/missing', false],
+          ['dir-out/present/nope', true],
+          ['dangling', false],
+          ['loop-a/x', false],
+          ['%2e%2e/outside/secret.txt', true],
+          ['up/../outside/secret.txt', false],
+          ['git-link', false],
+          ['git-link/', false],
+          ['in-link', false],
+          ['..notes', false],
+        ],
       },
     )
   }, 120_000)
@@ -169,7 +216,29 @@ describe('GET /browse path confinement (property)', () => {
   const underRoots = (p: string) => roots.some((r) => inside(p, r))
 
   it('never 500; a 200 lists only directories under the roots after realpath; a 404 lands inside a root', async () => {
-    const segs = ['out', 'loop', 'proj', 'dangling', 'work', 'é 日本', 'repo', 'dir-out', 'up', 'self', 'loop-a', 'present', 'deeper', '.git', 'src', 'projects', 'outside', 'etc', '..', '..', '..']
+    const segs = [
+      'out',
+      'loop',
+      'proj',
+      'dangling',
+      'work',
+      'é 日本',
+      'repo',
+      'dir-out',
+      'up',
+      'self',
+      'loop-a',
+      'present',
+      'deeper',
+      '.git',
+      'src',
+      'projects',
+      'outside',
+      'etc',
+      '..',
+      '..',
+      '..',
+    ]
     const path = pathArb(segs, () => [`${home}/`, `${projects}/`, `${repo.dir}/`, `${outside}/`, `${root}/`, '/', '/etc/', '/proc/self/', '', 'relative/', '//'])
     await fc.assert(
       fc.asyncProperty(path, fc.boolean(), fc.boolean(), async (p, raw, hidden) => {
@@ -206,7 +275,19 @@ describe('GET /browse path confinement (property)', () => {
       }),
       {
         numRuns: 250,
-        examples: [[`${home}/out`, false, false], [`${home}/out/present`, false, true], [`${home}/out/nothing`, false, false], [`${home}/dangling`, false, false], [`${home}/loop/x`, false, false], [`${home}/proj/repo/dir-out`, false, false], [`${home}/%2e%2e`, true, false], [`${projects}/repo/up/../..`, false, false], [`${home}/..\\..`, false, false], [`${home}/..%2f`, false, false], [`${home}/out/`, false, false]],
+        examples: [
+          [`${home}/out`, false, false],
+          [`${home}/out/present`, false, true],
+          [`${home}/out/nothing`, false, false],
+          [`${home}/dangling`, false, false],
+          [`${home}/loop/x`, false, false],
+          [`${home}/proj/repo/dir-out`, false, false],
+          [`${home}/%2e%2e`, true, false],
+          [`${projects}/repo/up/../..`, false, false],
+          [`${home}/..\\..`, false, false],
+          [`${home}/..%2f`, false, false],
+          [`${home}/out/`, false, false],
+        ],
       },
     )
   }, 120_000)

@@ -30,20 +30,90 @@ afterAll(async () => {
 const HUGE = 'h'.repeat(200_000)
 /** Made-up ids and strings that look like ids, paths and numbers. */
 const junkId = fc.oneof(
-  fc.constantFrom('w999:p9', 'nosuch/w1:p1', 'default/w998:p1', 'work/w1', '/w1', 'w1:', ':p1', '..', '../../etc', '/etc/passwd', '', ' ', '\u0000', '%00', '-1', 'NaN', 'claude', 'pi', 'bash', 'a/b/c', 'x'.repeat(5000)),
+  fc.constantFrom(
+    'w999:p9',
+    'nosuch/w1:p1',
+    'default/w998:p1',
+    'work/w1',
+    '/w1',
+    'w1:',
+    ':p1',
+    '..',
+    '../../etc',
+    '/etc/passwd',
+    '',
+    ' ',
+    '\u0000',
+    '%00',
+    '-1',
+    'NaN',
+    'claude',
+    'pi',
+    'bash',
+    'a/b/c',
+    'x'.repeat(5000),
+  ),
   fc.string({ maxLength: 20 }),
   fc.string({ unit: 'binary', maxLength: 20 }),
 )
 /** Nested arrays/objects as JSON text `depth` deep: JSON.parse takes them, recursive code may not. */
-const deepText = fc.tuple(fc.integer({ min: 100, max: 20_000 }), fc.boolean()).map(([depth, obj]) => (obj ? '{"a":'.repeat(depth) + '1' + '}'.repeat(depth) : '['.repeat(depth) + ']'.repeat(depth)))
+const deepText = fc
+  .tuple(fc.integer({ min: 100, max: 20_000 }), fc.boolean())
+  .map(([depth, obj]) => (obj ? '{"a":'.repeat(depth) + '1' + '}'.repeat(depth) : '['.repeat(depth) + ']'.repeat(depth)))
 const value = fc.oneof(
   { weight: 4, arbitrary: junkId },
   { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
   { weight: 1, arbitrary: fc.constantFrom(null, true, false, 0, -1, 1.5, 1e308, HUGE, [], {}, ['enter'], { pane_id: 'w999:p9' }) },
 )
-const KEYS = ['pane', 'text', 'key', 'agent', 'seq', 'kind', 'pane_id', 'split_from', 'workspace_id', 'cwd', 'prompt', 'name', 'direction', 'label', 'timeout_ms', 'command', 'repo_root', 'branch', 'force', 'method', 'params', 'session', '__proto__', 'constructor']
+const KEYS = [
+  'pane',
+  'text',
+  'key',
+  'agent',
+  'seq',
+  'kind',
+  'pane_id',
+  'split_from',
+  'workspace_id',
+  'cwd',
+  'prompt',
+  'name',
+  'direction',
+  'label',
+  'timeout_ms',
+  'command',
+  'repo_root',
+  'branch',
+  'force',
+  'method',
+  'params',
+  'session',
+  '__proto__',
+  'constructor',
+]
 const fields = fc.dictionary(fc.oneof(fc.constantFrom(...KEYS), fc.string({ maxLength: 8 })), value, { maxKeys: 6 })
-const METHODS = ['session.snapshot', 'workspace.list', 'workspace.get', 'tab.list', 'tab.get', 'pane.list', 'pane.get', 'agent.list', 'agent.get', 'worktree.list', 'tab.close', 'tab.focus', 'tab.rename', 'pane.close', 'pane.focus', 'agent.focus', 'server.stop', 'pane.send_text', '', 'x']
+const METHODS = [
+  'session.snapshot',
+  'workspace.list',
+  'workspace.get',
+  'tab.list',
+  'tab.get',
+  'pane.list',
+  'pane.get',
+  'agent.list',
+  'agent.get',
+  'worktree.list',
+  'tab.close',
+  'tab.focus',
+  'tab.rename',
+  'pane.close',
+  'pane.focus',
+  'agent.focus',
+  'server.stop',
+  'pane.send_text',
+  '',
+  'x',
+]
 
 /** A request body as raw text: JSON of anything, broken JSON, or nothing. */
 const rawBody = (extra: fc.Arbitrary<Record<string, unknown>> = fc.constant({})) =>
@@ -53,7 +123,12 @@ const rawBody = (extra: fc.Arbitrary<Record<string, unknown>> = fc.constant({}))
     { weight: 1, arbitrary: fc.anything({ maxDepth: 3 }).map((a) => safeJson(a)) },
     { weight: 1, arbitrary: fc.constantFrom('', '{', '[', 'null', '"x"', '{"pane":', '\u0000', '{"a":1}garbage', '{"__proto__":{"polluted":1}}', `"${HUGE}"`) },
     { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
-    { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...KEYS), deepText, extra).map(([k, d, e]) => JSON.stringify(e).replace(/^\{/, `{${JSON.stringify(k)}:${d}${Object.keys(e).length ? ',' : ''}`)) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(fc.constantFrom(...KEYS), deepText, extra)
+        .map(([k, d, e]) => JSON.stringify(e).replace(/^\{/, `{${JSON.stringify(k)}:${d}${Object.keys(e).length ? ',' : ''}`)),
+    },
   )
 
 function safeJson(a: unknown): string {
@@ -83,12 +158,46 @@ describe('POST routes with arbitrary bodies (property)', () => {
     ['/herdr', [200, 400, 403, 404, 502], fc.record({ method: fc.constantFrom(...METHODS), params: fc.oneof(fields, value) }, { requiredKeys: [] })],
     ['/send', [400, 404], fc.record({ pane: junkId, text: value, key: value }, { requiredKeys: [] })],
     ['/approve', [200, 400, 404], fc.record({ agent: junkId, seq: value }, { requiredKeys: [] })],
-    ['/agent/start', [400, 404, 409], fc.record({ kind: fc.constantFrom('claude', 'pi', 'CLAUDE', ' claude ', 'nosuch'), pane_id: junkId, split_from: junkId, workspace_id: junkId, cwd: value, name: value, direction: value, timeout_ms: value }, { requiredKeys: [] })],
+    [
+      '/agent/start',
+      [400, 404, 409],
+      fc.record(
+        {
+          kind: fc.constantFrom('claude', 'pi', 'CLAUDE', ' claude ', 'nosuch'),
+          pane_id: junkId,
+          split_from: junkId,
+          workspace_id: junkId,
+          cwd: value,
+          name: value,
+          direction: value,
+          timeout_ms: value,
+        },
+        { requiredKeys: [] },
+      ),
+    ],
     ['/agent/stop', [400, 404], fc.record({ pane_id: junkId }, { requiredKeys: [] })],
     ['/agent/restart', [400, 404], fc.record({ pane_id: junkId, prompt: value, timeout_ms: value }, { requiredKeys: [] })],
-    ['/pane/new', [400, 404], fc.oneof(fc.record({ split_from: junkId.filter(Boolean), cwd: value, command: value, direction: value, label: value }), fc.record({ workspace_id: junkId.filter(Boolean), cwd: value, command: value, label: value }))],
+    [
+      '/pane/new',
+      [400, 404],
+      fc.oneof(
+        fc.record({ split_from: junkId.filter(Boolean), cwd: value, command: value, direction: value, label: value }),
+        fc.record({ workspace_id: junkId.filter(Boolean), cwd: value, command: value, label: value }),
+      ),
+    ],
     ['/pane/close', [400, 404], fc.record({ pane_id: junkId }, { requiredKeys: [] })],
-    ['/branch-delete', [400, 404, 409], fc.record({ repo_root: fc.oneof(junkId, fc.constantFrom(repo?.dir ?? '/', '/', '/tmp', '/nonexistent')), branch: fc.oneof(junkId, fc.constantFrom('main', '-D', '--all', 'HEAD', 'feat/x')), force: value }, { requiredKeys: [] })],
+    [
+      '/branch-delete',
+      [400, 404, 409],
+      fc.record(
+        {
+          repo_root: fc.oneof(junkId, fc.constantFrom(repo?.dir ?? '/', '/', '/tmp', '/nonexistent')),
+          branch: fc.oneof(junkId, fc.constantFrom('main', '-D', '--all', 'HEAD', 'feat/x')),
+          force: value,
+        },
+        { requiredKeys: [] },
+      ),
+    ],
     ['/testpush', [200], fc.constant({})],
   ]
   for (const [route, allowed, extra] of cases) {
@@ -99,7 +208,13 @@ describe('POST routes with arbitrary bodies (property)', () => {
         fc.asyncProperty(bodies.filter(harmless), fc.constantFrom('application/json', 'application/json', 'text/plain', 'application/x-www-form-urlencoded'), async (b, ct) => {
           if (route === '/pane/new') {
             // The validated body must still carry the made-up target, whatever the content type did.
-            const parsed = (() => { try { return JSON.parse(b) } catch { return null } })()
+            const parsed = (() => {
+              try {
+                return JSON.parse(b)
+              } catch {
+                return null
+              }
+            })()
             if (!parsed || (typeof parsed.split_from !== 'string' && typeof parsed.workspace_id !== 'string')) return
           }
           sane(`${route} ${ct} ${b}`, await post(route, b, ct), route === '/testpush' ? [200, 400, 415] : [...allowed, 415])
@@ -120,7 +235,15 @@ describe('deeply nested bodies', () => {
         sane(`/herdr depth ${depth}`, r, [200, 400, 404, 502])
         if (depth >= 32) expect([depth, r.status, r.body]).toEqual([depth, 400, '{"error":"params: nested deeper than 32 levels"}'])
       }),
-      { numRuns: 40, examples: [[10_000, true, 'pane.get'], [10_000, false, 'pane.get'], [31, true, 'pane.get'], [32, false, 'session.snapshot']] },
+      {
+        numRuns: 40,
+        examples: [
+          [10_000, true, 'pane.get'],
+          [10_000, false, 'pane.get'],
+          [31, true, 'pane.get'],
+          [32, false, 'session.snapshot'],
+        ],
+      },
     )
   })
 })

@@ -109,13 +109,32 @@ const block = fc.oneof(
       id,
       name: fc.oneof(fc.constantFrom('Bash', 'Edit', 'Write', 'Read', 'MultiEdit', 'WebFetch', 'Task', 'TodoWrite', 'Grep'), fc.anything()),
       input: fc.oneof(
-        fc.record({ command: fc.anything(), description: fc.anything(), file_path: fc.anything(), old_string: fc.anything(), new_string: fc.anything(), content: fc.anything(), edits: fc.anything() }, { requiredKeys: [] }),
+        fc.record(
+          {
+            command: fc.anything(),
+            description: fc.anything(),
+            file_path: fc.anything(),
+            old_string: fc.anything(),
+            new_string: fc.anything(),
+            content: fc.anything(),
+            edits: fc.anything(),
+          },
+          { requiredKeys: [] },
+        ),
         fc.anything(),
       ),
     },
     { requiredKeys: ['type'] },
   ),
-  fc.record({ type: fc.constant('tool_result'), tool_use_id: id, is_error: fc.anything(), content: fc.oneof(fc.string({ maxLength: 6000 }), fc.array(fc.record({ type: fc.constantFrom('text', 'image'), text: fc.anything() })), fc.anything()) }, { requiredKeys: ['type'] }),
+  fc.record(
+    {
+      type: fc.constant('tool_result'),
+      tool_use_id: id,
+      is_error: fc.anything(),
+      content: fc.oneof(fc.string({ maxLength: 6000 }), fc.array(fc.record({ type: fc.constantFrom('text', 'image'), text: fc.anything() })), fc.anything()),
+    },
+    { requiredKeys: ['type'] },
+  ),
   fc.record({ type: fc.constant('image'), source: fc.anything() }, { requiredKeys: ['type'] }),
   fc.anything(),
 )
@@ -125,8 +144,14 @@ const claudeLine = fc
       type: fc.constantFrom('user', 'assistant', 'system', 'summary', 'attachment'),
       uuid: id,
       parentUuid: fc.oneof(id, fc.constant(null)),
-      timestamp: fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), fc.anything()),
-      message: fc.record({ role: fc.constantFrom('user', 'assistant', 'x'), content: fc.oneof(fc.string({ maxLength: 30_000 }), fc.array(block, { maxLength: 6 })) }, { requiredKeys: [] }),
+      timestamp: fc.oneof(
+        fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+        fc.anything(),
+      ),
+      message: fc.record(
+        { role: fc.constantFrom('user', 'assistant', 'x'), content: fc.oneof(fc.string({ maxLength: 30_000 }), fc.array(block, { maxLength: 6 })) },
+        { requiredKeys: [] },
+      ),
       toolUseResult: fc.anything(),
       isMeta: fc.boolean(),
     },
@@ -140,7 +165,18 @@ const piLine = fc
       id,
       parentId: id,
       timestamp: fc.anything(),
-      message: fc.record({ role: fc.constantFrom('user', 'assistant', 'toolResult', 'x'), toolCallId: id, isError: fc.anything(), content: fc.oneof(fc.string(), fc.array(fc.oneof(block, fc.record({ type: fc.constant('toolCall'), id, name: fc.string(), arguments: fc.anything() })), { maxLength: 5 })) }, { requiredKeys: [] }),
+      message: fc.record(
+        {
+          role: fc.constantFrom('user', 'assistant', 'toolResult', 'x'),
+          toolCallId: id,
+          isError: fc.anything(),
+          content: fc.oneof(
+            fc.string(),
+            fc.array(fc.oneof(block, fc.record({ type: fc.constant('toolCall'), id, name: fc.string(), arguments: fc.anything() })), { maxLength: 5 }),
+          ),
+        },
+        { requiredKeys: [] },
+      ),
     },
     { requiredKeys: ['type'] },
   )
@@ -193,7 +229,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 let fileNo = 0
 
 describe('transcript index (property)', () => {
-  const anyLine = fc.oneof(claudeLine, fc.string({ maxLength: 200 }).map((s) => s.replace(/\n/g, ' ')), fc.constantFrom('', '   ', '{', '\r'))
+  const anyLine = fc.oneof(
+    claudeLine,
+    fc.string({ maxLength: 200 }).map((s) => s.replace(/\n/g, ' ')),
+    fc.constantFrom('', '   ', '{', '\r'),
+  )
   it('appending in arbitrary chunks indexes the same entries as writing at once; seqs are 1..total with no gap', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(anyLine, { maxLength: 30 }), fc.array(fc.integer({ min: 1, max: 400 }), { minLength: 1, maxLength: 12 }), fc.boolean(), async (ls, cuts, crlf) => {

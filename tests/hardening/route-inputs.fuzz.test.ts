@@ -23,7 +23,31 @@ const value = () =>
   fc.oneof(
     fc.string({ maxLength: 40 }),
     fc.string({ unit: 'binary', maxLength: 40 }),
-    fc.constantFrom('', ' ', '0', '-1', '1e3', '500', '501', '99999999999999999999', 'NaN', 'true', '%', '%zz', '%00', '..', '../../etc/passwd', 'w1:p1', 'default/w1:p1', 'nosuch/w1:p1', '/w1', 'w1:', ':p1', '\u0000', '\n'),
+    fc.constantFrom(
+      '',
+      ' ',
+      '0',
+      '-1',
+      '1e3',
+      '500',
+      '501',
+      '99999999999999999999',
+      'NaN',
+      'true',
+      '%',
+      '%zz',
+      '%00',
+      '..',
+      '../../etc/passwd',
+      'w1:p1',
+      'default/w1:p1',
+      'nosuch/w1:p1',
+      '/w1',
+      'w1:',
+      ':p1',
+      '\u0000',
+      '\n',
+    ),
     fc.constantFrom(...panes),
     fc.tuple(fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 })).map(([a, b]) => `${a}/${b}`),
   )
@@ -31,10 +55,10 @@ const key = fc.oneof(fc.constantFrom('pane', 'limit', 'recent', 'token', 'subage
 /** A query as a client might build it, or a raw string with broken escapes. */
 const query = () =>
   fc.oneof(
-  fc.array(fc.tuple(key, value()), { maxLength: 5 }).map((kv) => new URLSearchParams(kv).toString()),
-  fc.string({ maxLength: 60 }).map((s) => s.replace(/#/g, '')),
-  fc.constantFrom('pane=%E0%A4%A', 'limit=%FF', 'pane', '&&&', '=', 'pane=a&pane=b', 'limit=1&limit=x'),
-)
+    fc.array(fc.tuple(key, value()), { maxLength: 5 }).map((kv) => new URLSearchParams(kv).toString()),
+    fc.string({ maxLength: 60 }).map((s) => s.replace(/#/g, '')),
+    fc.constantFrom('pane=%E0%A4%A', 'limit=%FF', 'pane', '&&&', '=', 'pane=a&pane=b', 'limit=1&limit=x'),
+  )
 
 /** Status and body of one request; a body must be one short line without a stack trace. */
 async function hit(path: string, init: RequestInit & { token?: string | null; json?: unknown } = {}): Promise<{ status: number; body: string }> {
@@ -85,11 +109,12 @@ describe('query strings (property)', () => {
 
 describe('methods and JSON bodies (property)', () => {
   const json = () => fc.oneof(fc.jsonValue(), fc.record({ pane: value(), limit: fc.oneof(fc.integer(), value()), text: fc.string() }, { requiredKeys: [] }))
-  const raw = () => fc.oneof(
-    json().map((j) => JSON.stringify(j)),
-    fc.string({ maxLength: 80 }),
-    fc.constantFrom('{', '{"pane":', '[', 'null', '"x"', '\u0000', '{"pane":"w1:p1"}garbage'),
-  )
+  const raw = () =>
+    fc.oneof(
+      json().map((j) => JSON.stringify(j)),
+      fc.string({ maxLength: 80 }),
+      fc.constantFrom('{', '{"pane":', '[', 'null', '"x"', '\u0000', '{"pane":"w1:p1"}garbage'),
+    )
 
   it('POST/PUT/DELETE to the GET routes: 405 with Allow, whatever the body', async () => {
     await fc.assert(

@@ -31,7 +31,12 @@ function run(ops: any[], maxEntries: number, backwards = false) {
       expect(rec.status(now, { pane: o.pane, status: o.status })).toBeUndefined()
       if (first) expect(first.to).toBe(o.status)
     } else if (o.k === 'gone') rec.gone(now, o.pane)
-    else rec.rebuild(o.session, o.rows.map((r: any) => ({ ...r, session: o.session })), now)
+    else
+      rec.rebuild(
+        o.session,
+        o.rows.map((r: any) => ({ ...r, session: o.session })),
+        now,
+      )
   }
   return { rec, now }
 }
@@ -51,7 +56,12 @@ describe('timeline recorder (property)', () => {
         const listed = rec.list(limit, p)
         expect(listed.length).toBeLessThanOrEqual(limit)
         expect(listed.every((e) => e.pane === p)).toBe(true)
-        expect(listed).toEqual(all.filter((e) => e.pane === p).reverse().slice(0, limit))
+        expect(listed).toEqual(
+          all
+            .filter((e) => e.pane === p)
+            .reverse()
+            .slice(0, limit),
+        )
       }),
       { numRuns: 400 },
     )

@@ -16,7 +16,8 @@ let projDir: string
 
 const msg = (i: number, sid: string, text = `message ${i}`) =>
   JSON.stringify({ type: 'user', uuid: `${sid}-u${i}`, timestamp: new Date(Date.UTC(2025, 0, 1, 0, 0, i % 60)).toISOString(), message: { role: 'user', content: text } })
-const lines = (sid: string, from: number, to: number, tag = '') => Array.from({ length: to - from + 1 }, (_, k) => msg(from + k, sid, `${tag}message ${from + k}`)).join('\n') + '\n'
+const lines = (sid: string, from: number, to: number, tag = '') =>
+  Array.from({ length: to - from + 1 }, (_, k) => msg(from + k, sid, `${tag}message ${from + k}`)).join('\n') + '\n'
 
 async function agentPane(sessionId: string): Promise<string> {
   const r = await stack.sim.request('workspace.create', { cwd })
@@ -68,7 +69,11 @@ describe('/agent-transcript: transcript file deleted and recreated while streami
     const { c } = await open(pane, 5)
     unlinkSync(file)
     writeFileSync(file, lines('dl1b', 1, 8, 'new '))
-    await expectLive(c, [6, 7, 8, 9, 10, 11, 12, 13], Array.from({ length: 8 }, (_, i) => `new message ${i + 1}`))
+    await expectLive(
+      c,
+      [6, 7, 8, 9, 10, 11, 12, 13],
+      Array.from({ length: 8 }, (_, i) => `new message ${i + 1}`),
+    )
     // And it keeps tailing the new file.
     appendFileSync(file, msg(9, 'dl1b', 'new message 9') + '\n')
     await expectLive(c, [14], ['new message 9'])

@@ -25,7 +25,6 @@ export async function bounded(run: (signal: AbortSignal) => Promise<Response>, b
   }
 }
 
-
 let gcFn: (() => void) | undefined
 /** A full GC (the flag is set at runtime, so no special node options are needed). */
 export function gc(): void {

@@ -44,7 +44,16 @@ const dataFrame = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 300 }),
   fc.json().map((j) => j),
   fc.uint8Array({ maxLength: 600 }),
-  fc.constantFrom('', '{}', 'null', '{"type":"load_older"}', '{"type":"load_older","before_seq":1.5}', '[{"type":"load_older","before_seq":3}]', '{"type":"load_older","before_seq":"9"}', '{"type":"LOAD_OLDER","before_seq":9}'),
+  fc.constantFrom(
+    '',
+    '{}',
+    'null',
+    '{"type":"load_older"}',
+    '{"type":"load_older","before_seq":1.5}',
+    '[{"type":"load_older","before_seq":3}]',
+    '{"type":"load_older","before_seq":"9"}',
+    '{"type":"LOAD_OLDER","before_seq":9}',
+  ),
 )
 
 function openWs(url: string): Promise<{ ws: WebSocket; closed: Promise<{ code: number; reason: string }>; frames: any[] }> {

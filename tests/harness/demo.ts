@@ -98,7 +98,12 @@ const busy: AgentScript = {
         quiet({ name: 'Grep', input: { pattern: 'charge\\(', path: 'src' }, output: 'src/checkout.ts\nsrc/payments.ts' }),
         quiet({
           name: 'Edit',
-          input: { file_path: join(shopApi, 'src/checkout.ts'), old_string: '  return charge(order)', new_string: '  for (let attempt = 1; attempt <= 3; attempt++) {\n    try {\n      return await charge(order)\n    } catch (err) {\n      log(`attempt ${attempt} failed`)\n    }\n  }' },
+          input: {
+            file_path: join(shopApi, 'src/checkout.ts'),
+            old_string: '  return charge(order)',
+            new_string:
+              '  for (let attempt = 1; attempt <= 3; attempt++) {\n    try {\n      return await charge(order)\n    } catch (err) {\n      log(`attempt ${attempt} failed`)\n    }\n  }',
+          },
           output: 'The file src/checkout.ts has been updated.',
         }),
         quiet({ name: 'Bash', input: { command: 'npm test -- retry', description: 'Run the retry tests' }, output: '✓ retries a failed charge three times (3 ms)\n1 passed' }),
@@ -131,7 +136,16 @@ const done: AgentScript = {
   start: 'working',
   work_ms: 1500,
   history: [{ role: 'user', text: 'Write the release notes for 1.4 from the merged branches.' }],
-  turns: [{ tool: quiet({ name: 'Bash', input: { command: 'git log --oneline main', description: 'List merged work' }, output: 'a1c9e20 README: mention retries\n5f0b7d1 Checkout and payments' }), reply: 'Release notes are in CHANGELOG.md: two entries under 1.4.' }],
+  turns: [
+    {
+      tool: quiet({
+        name: 'Bash',
+        input: { command: 'git log --oneline main', description: 'List merged work' },
+        output: 'a1c9e20 README: mention retries\n5f0b7d1 Checkout and payments',
+      }),
+      reply: 'Release notes are in CHANGELOG.md: two entries under 1.4.',
+    },
+  ],
 }
 
 const sim = await startSim({ home, sessions: ['default', 'work'], testMode: true, cwd: home, agentKinds: ['claude', 'pi', 'codex', 'opencode'] })
@@ -142,7 +156,18 @@ await sim.request('sim.set_client_focus', { focused: false })
 const main = (await create({ kind: 'claude', cwd: shopApi, label: 'shop-api', script: busy })).pane
 await create({ kind: 'claude', cwd: shopApi, workspace_id: main.workspace_id, label: 'payments', script: question, focus: true })
 await sim.request('pane.split', { target_pane_id: main.pane_id, direction: 'down', cwd: shopApi })
-await create({ kind: 'codex', cwd: webApp, label: 'web-app', script: { title: 'Dark mode toggle', history: [{ role: 'user', text: 'Add a dark theme.' }, { role: 'assistant', text: 'Added a prefers-color-scheme block to src/theme.css.' }] } })
+await create({
+  kind: 'codex',
+  cwd: webApp,
+  label: 'web-app',
+  script: {
+    title: 'Dark mode toggle',
+    history: [
+      { role: 'user', text: 'Add a dark theme.' },
+      { role: 'assistant', text: 'Added a prefers-color-scheme block to src/theme.css.' },
+    ],
+  },
+})
 await create({ kind: 'pi', cwd: projects, label: 'docs', script: done })
 await create({ kind: 'opencode', cwd: webApp, label: 'web-app review', script: { title: 'Review the checkout page' } }, 'work')
 
@@ -152,7 +177,14 @@ const port = process.env.DEMO_PORT ?? '8787'
 const host = process.env.DEMO_ADDR ?? '127.0.0.1'
 const dataDir = join(home, '.herdr-bridge')
 const bridge = spawn(process.execPath, [join(REPO_ROOT, 'cli/bin.mjs'), 'serve', '--addr', `${host}:${port}`], {
-  env: { ...process.env, ...sim.clientEnv(), BRIDGE_DIR: dataDir, BRIDGE_HERDR_BIN: sim.herdrBin, BRIDGE_SERVER_NAME: 'demo', BRIDGE_LOG_LEVEL: process.env.BRIDGE_LOG_LEVEL ?? '2' },
+  env: {
+    ...process.env,
+    ...sim.clientEnv(),
+    BRIDGE_DIR: dataDir,
+    BRIDGE_HERDR_BIN: sim.herdrBin,
+    BRIDGE_SERVER_NAME: 'demo',
+    BRIDGE_LOG_LEVEL: process.env.BRIDGE_LOG_LEVEL ?? '2',
+  },
   stdio: 'inherit',
 })
 

@@ -118,8 +118,7 @@ export async function startSim(opts: StartSimOptions): Promise<Sim> {
   const controlWaiters = new Map<number, (line: string) => void>()
   let controlSeq = 0
 
-  const socketPath = (session = 'default'): string =>
-    session === 'default' ? path.join(configDir, 'herdr.sock') : path.join(configDir, 'sessions', session, 'herdr.sock')
+  const socketPath = (session = 'default'): string => (session === 'default' ? path.join(configDir, 'herdr.sock') : path.join(configDir, 'sessions', session, 'herdr.sock'))
 
   async function spawnSim(): Promise<void> {
     const args = ['--import', TSX, MAIN, '--config-dir', configDir, '--stdin-control', '--cwd', opts.cwd ?? home]

@@ -62,11 +62,48 @@ describe('/herdr call preparation', () => {
   }
 
   it('allows exactly the spec allowlist', () => {
-    for (const m of ['session.snapshot', 'workspace.list', 'workspace.get', 'worktree.list', 'tab.list', 'tab.get', 'pane.list', 'pane.get', 'agent.list', 'agent.get',
-      'worktree.create', 'worktree.open', 'worktree.remove', 'workspace.create', 'tab.create', 'tab.close', 'tab.focus', 'tab.rename', 'pane.split', 'pane.close', 'pane.focus', 'agent.focus'])
+    for (const m of [
+      'session.snapshot',
+      'workspace.list',
+      'workspace.get',
+      'worktree.list',
+      'tab.list',
+      'tab.get',
+      'pane.list',
+      'pane.get',
+      'agent.list',
+      'agent.get',
+      'worktree.create',
+      'worktree.open',
+      'worktree.remove',
+      'workspace.create',
+      'tab.create',
+      'tab.close',
+      'tab.focus',
+      'tab.rename',
+      'pane.split',
+      'pane.close',
+      'pane.focus',
+      'agent.focus',
+    ])
       expect([m, refused({ method: m, params: {} })]).toEqual([m, 'accepted'])
-    for (const m of ['server.stop', 'server.reload_config', 'pane.send_text', 'pane.send_keys', 'agent.prompt', 'events.subscribe', 'agent.view.set', 'agent.view.clear',
-      'pane.rename', 'ping', 'workspace.close', 'agent.start', 'pane.read', 'toString', '__proto__'])
+    for (const m of [
+      'server.stop',
+      'server.reload_config',
+      'pane.send_text',
+      'pane.send_keys',
+      'agent.prompt',
+      'events.subscribe',
+      'agent.view.set',
+      'agent.view.clear',
+      'pane.rename',
+      'ping',
+      'workspace.close',
+      'agent.start',
+      'pane.read',
+      'toString',
+      '__proto__',
+    ])
       expect(refused({ method: m, params: {} })).toEqual([403, `method not allowed: ${m}`])
   })
 
@@ -76,7 +113,11 @@ describe('/herdr call preparation', () => {
   })
 
   it('defaults focus to false on writes that take it, keeps an explicit focus, and never adds it elsewhere', () => {
-    expect(prepareCall({ method: 'tab.create', params: { workspace_id: 'w1' } })).toEqual({ method: 'tab.create', params: { workspace_id: 'w1', focus: false }, session: 'default' })
+    expect(prepareCall({ method: 'tab.create', params: { workspace_id: 'w1' } })).toEqual({
+      method: 'tab.create',
+      params: { workspace_id: 'w1', focus: false },
+      session: 'default',
+    })
     expect(prepareCall({ method: 'pane.split', params: { direction: 'right', focus: true } }).params).toEqual({ direction: 'right', focus: true })
     expect(prepareCall({ method: 'workspace.create' }).params).toEqual({ focus: false })
     expect(prepareCall({ method: 'worktree.open', params: { cwd: '/r', path: '/r' } }).params).toEqual({ cwd: '/r', path: '/r', focus: false })

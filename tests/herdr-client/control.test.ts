@@ -21,7 +21,10 @@ beforeAll(async () => {
   stack = await startStack({ sessions: ['default', 'work'], bridge: { user: { plugins: [yesKind, ...userConfig.plugins] } } })
   stack.bridge.bridge.ctx.bus.subscribe({ deliver: (e) => void (e.type === 'approve_applied' && events.push(e)) })
   const { sim } = stack
-  for (const [session, n] of [['default', 2], ['work', 1]] as const)
+  for (const [session, n] of [
+    ['default', 2],
+    ['work', 1],
+  ] as const)
     for (let i = 0; i < n; i++) {
       const pane = (await sim.request('workspace.create', { cwd: stack.home }, session)).root_pane.pane_id
       await shellReady(sim, session, pane)

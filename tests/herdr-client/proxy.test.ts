@@ -74,7 +74,10 @@ describe('POST /herdr writes', () => {
 describe('POST /herdr refusals', () => {
   it('refuses methods off the allowlist without touching herdr', async () => {
     for (const method of ['pane.send_text', 'pane.send_keys', 'agent.prompt', 'server.stop', 'events.subscribe', 'agent.view.set', 'pane.rename', 'workspace.close'])
-      expect(await call({ method, params: { pane_id: 'work/w1:p1', text: 'echo $((4*4))\r', keys: ['enter'] } })).toEqual({ status: 403, body: { error: `method not allowed: ${method}` } })
+      expect(await call({ method, params: { pane_id: 'work/w1:p1', text: 'echo $((4*4))\r', keys: ['enter'] } })).toEqual({
+        status: 403,
+        body: { error: `method not allowed: ${method}` },
+      })
     expect(count(await screen(stack.sim, 'work', 'w1:p1'), '16')).toBe(0)
     expect((await stack.sim.request('pane.get', { pane_id: 'w1:p1' }, 'work')).pane.label).toBeUndefined()
   })
@@ -86,7 +89,10 @@ describe('POST /herdr refusals', () => {
     expect(await call({ params: {} })).toEqual({ status: 400, body: want })
     expect(await call({ method: '', params: {} })).toEqual({ status: 400, body: want })
     expect(await call({ method: 'pane.get', params: ['w1:p1'] })).toEqual({ status: 400, body: want })
-    expect(await call({ method: 'pane.get', params: { pane_id: 'work/w1:p1' }, session: 'default' })).toEqual({ status: 400, body: { error: 'session default contradicts ids of session work' } })
+    expect(await call({ method: 'pane.get', params: { pane_id: 'work/w1:p1' }, session: 'default' })).toEqual({
+      status: 400,
+      body: { error: 'session default contradicts ids of session work' },
+    })
     expect(await call({ method: 'pane.split', params: { target_pane_id: 'work/w1:p1', workspace_id: 'w1', direction: 'right' } })).toEqual({ status: 200, body: expect.anything() })
     expect((await call({ method: 'pane.split', params: { target_pane_id: 'work/w1:p1', workspace_id: 'other/w1', direction: 'right' } })).status).toBe(400)
     expect(await call({ method: 'pane.get', params: { pane_id: 'nosuch/w1:p1' } })).toEqual({ status: 404, body: { error: 'session nosuch not found' } })

@@ -90,9 +90,27 @@ describe('GET /snapshot', () => {
   it('ranks dated agents first, then by seq, sorted by (attention_rank, recency_rank), with branches', async () => {
     const s = await snapshot()
     expect(
-      s.agents.map((a: any) => ({ pane_id: a.pane_id, agent_status: a.agent_status, attention_rank: a.attention_rank, recency_rank: a.recency_rank, state_change_seq: a.state_change_seq, branch: a.branch, session: a.session, last_activity_ts: a.last_activity_ts })),
+      s.agents.map((a: any) => ({
+        pane_id: a.pane_id,
+        agent_status: a.agent_status,
+        attention_rank: a.attention_rank,
+        recency_rank: a.recency_rank,
+        state_change_seq: a.state_change_seq,
+        branch: a.branch,
+        session: a.session,
+        last_activity_ts: a.last_activity_ts,
+      })),
     ).toEqual([
-      { pane_id: 'work/w1:p1', agent_status: 'blocked', attention_rank: 0, recency_rank: 2, state_change_seq: 3, branch: 'feature/x', session: 'work', last_activity_ts: undefined },
+      {
+        pane_id: 'work/w1:p1',
+        agent_status: 'blocked',
+        attention_rank: 0,
+        recency_rank: 2,
+        state_change_seq: 3,
+        branch: 'feature/x',
+        session: 'work',
+        last_activity_ts: undefined,
+      },
       { pane_id: 'w1:p1', agent_status: 'blocked', attention_rank: 0, recency_rank: 3, state_change_seq: 1, branch: 'main', session: 'default', last_activity_ts: undefined },
       { pane_id: 'w2:p1', agent_status: 'working', attention_rank: 2, recency_rank: 1, state_change_seq: 2, branch: '', session: 'default', last_activity_ts: 2000 },
       { pane_id: 'w3:p1', agent_status: 'idle', attention_rank: 3, recency_rank: 0, state_change_seq: 3, branch: '', session: 'default', last_activity_ts: 5000 },
@@ -111,14 +129,39 @@ describe('GET /snapshot', () => {
   it('keeps the JSON types a typed client reads', async () => {
     const s = await snapshot()
     const want: Record<string, Record<string, string>> = {
-      agents: { agent: 'string', agent_status: 'string', pane_id: 'string', workspace_id: 'string', tab_id: 'string', cwd: 'string', foreground_cwd: 'string', branch: 'string', session: 'string', focused: 'boolean', state_change_seq: 'int', attention_rank: 'int', recency_rank: 'int' },
+      agents: {
+        agent: 'string',
+        agent_status: 'string',
+        pane_id: 'string',
+        workspace_id: 'string',
+        tab_id: 'string',
+        cwd: 'string',
+        foreground_cwd: 'string',
+        branch: 'string',
+        session: 'string',
+        focused: 'boolean',
+        state_change_seq: 'int',
+        attention_rank: 'int',
+        recency_rank: 'int',
+      },
       panes: { pane_id: 'string', tab_id: 'string', workspace_id: 'string', agent_status: 'string', focused: 'boolean', cwd: 'string', session: 'string', revision: 'int' },
       tabs: { tab_id: 'string', workspace_id: 'string', label: 'string', number: 'int', pane_count: 'int', focused: 'boolean', session: 'string' },
-      workspaces: { workspace_id: 'string', label: 'string', number: 'int', tab_count: 'int', pane_count: 'int', active_tab_id: 'string', agent_status: 'string', focused: 'boolean', session: 'string' },
+      workspaces: {
+        workspace_id: 'string',
+        label: 'string',
+        number: 'int',
+        tab_count: 'int',
+        pane_count: 'int',
+        active_tab_id: 'string',
+        agent_status: 'string',
+        focused: 'boolean',
+        session: 'string',
+      },
     }
     const typeOf = (v: unknown) => (Number.isInteger(v) ? 'int' : typeof v)
     for (const [list, fields] of Object.entries(want))
-      for (const el of s[list]) for (const [k, t] of Object.entries(fields)) expect([list, el.pane_id ?? el.tab_id ?? el.workspace_id, k, typeOf(el[k])]).toEqual([list, expect.anything(), k, t])
+      for (const el of s[list])
+        for (const [k, t] of Object.entries(fields)) expect([list, el.pane_id ?? el.tab_id ?? el.workspace_id, k, typeOf(el[k])]).toEqual([list, expect.anything(), k, t])
     expect(typeof s.focused_pane_id).toBe('string')
   })
 

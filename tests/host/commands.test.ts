@@ -35,9 +35,7 @@ describe('claude command discovery', () => {
   it('stops three levels deep and tolerates missing roots', () => {
     put(join(tree.project, '.claude/commands/a/b/c/deeper.md'), '---\ndescription: x\n---\n')
     expect(claudeCommands(tree.project, tree.home).some((c) => c.name.includes('deeper'))).toBe(false)
-    expect(claudeCommands(join(root, 'missing'), join(root, 'missing-home'))).toEqual(
-      [...CLAUDE_BUILTINS].sort((a, b) => (a.name < b.name ? -1 : 1)),
-    )
+    expect(claudeCommands(join(root, 'missing'), join(root, 'missing-home'))).toEqual([...CLAUDE_BUILTINS].sort((a, b) => (a.name < b.name ? -1 : 1)))
   })
 
   it('parses frontmatter by the documented rules', () => {

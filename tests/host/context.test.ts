@@ -7,7 +7,8 @@ import { startHostStack, until, type HostStack } from './helpers.ts'
 import { makeCommandTree } from './fixtures.ts'
 import { CLAUDE_BUILTINS } from '../../plugins/kind-claude/commands.ts'
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd, stdio: 'pipe' }).toString()
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd, stdio: 'pipe' }).toString()
 
 function makeRepo(dir: string): string {
   mkdirSync(dir, { recursive: true })
@@ -133,14 +134,25 @@ describe('context reads against the simulator', () => {
       const all = (await st.get('/ports')).body.ports
       expect(all.find((x: any) => x.port === port)).toEqual(entry)
       const s = await until(async () => (await st.get(`/suggestions?pane=${pane}`)).body.suggestions.find((x: any) => x.kind === 'dev_server'), 'a dev_server suggestion')
-      expect(s).toEqual({ kind: 'dev_server', performer: 'app', label: `Open :${port}`, detail: 'node · serving', action: 'open_url', params: { pane, url: `http://${host}:${port}`, port: String(port) }, rank: 25 })
+      expect(s).toEqual({
+        kind: 'dev_server',
+        performer: 'app',
+        label: `Open :${port}`,
+        detail: 'node · serving',
+        action: 'open_url',
+        params: { pane, url: `http://${host}:${port}`, port: String(port) },
+        rank: 25,
+      })
     })
 
     it('relays a loopback-only server, only to the holder of the one-time token', async () => {
       const opened = await st.post('/pane/new', { split_from: p.plain, command: serverCommand('127.0.0.1') })
       const pane = opened.body.pane_id
       const port = Number(/port=(\d+)/.exec(await st.screenUntil(pane, (t) => /port=\d+/.test(t)))![1])
-      const s = await until(async () => (await st.get(`/suggestions?pane=${pane}`)).body.suggestions.find((x: any) => x.kind === 'dev_server_local'), 'a dev_server_local suggestion')
+      const s = await until(
+        async () => (await st.get(`/suggestions?pane=${pane}`)).body.suggestions.find((x: any) => x.kind === 'dev_server_local'),
+        'a dev_server_local suggestion',
+      )
       expect(s).toMatchObject({ performer: 'app', label: `Open :${port}`, detail: 'node · via the bridge', action: 'open_url', rank: 15, params: { pane, port: String(port) } })
       const url = new URL(s.params.url)
       const token = url.searchParams.get('bridge_preview')!

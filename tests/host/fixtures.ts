@@ -21,4 +21,3 @@ export function makeCommandTree(root: string): { project: string; home: string }
   put(join(home, '.claude/skills/notes/SKILL.md'), '---\ndescription: Take notes\nname:\n---\n')
   return { project, home }
 }
-

@@ -97,7 +97,10 @@ describe('agent lifecycle against the simulator', () => {
   it('refuses a busy pane with 409 naming what runs', async () => {
     const opened = await st.post('/pane/new', { split_from: 'w1:p3', command: 'sleep 300' })
     const pane = opened.body.pane_id
-    await until(async () => (await st.sim.request('pane.process_info', { pane_id: pane })).process_info.foreground_processes?.some((p: any) => p.name === 'sleep'), 'sleep in the foreground')
+    await until(
+      async () => (await st.sim.request('pane.process_info', { pane_id: pane })).process_info.foreground_processes?.some((p: any) => p.name === 'sleep'),
+      'sleep in the foreground',
+    )
     const r = await st.post('/agent/start', { kind: 'claude', pane_id: pane })
     expect(r).toEqual({ status: 409, type: expect.stringMatching(/^text\/plain/), body: `pane ${pane} is busy running sleep 300` })
     expect(await agentIn(pane)).toBeUndefined()
@@ -134,9 +137,12 @@ describe('agent lifecycle against the simulator', () => {
 
   it('answers 409 when the agent will not quit', async () => {
     // A foreground program that ignores ctrl+c, reported as an agent the way a hook would.
-    const opened = await st.post('/pane/new', { split_from: 'w1:p3', command: "bash -c \"trap '' INT; sleep 300\"" })
+    const opened = await st.post('/pane/new', { split_from: 'w1:p3', command: 'bash -c "trap \'\' INT; sleep 300"' })
     const pane = opened.body.pane_id
-    await until(async () => (await st.sim.request('pane.process_info', { pane_id: pane })).process_info.foreground_processes?.some((p: any) => p.name === 'sleep'), 'sleep in the foreground')
+    await until(
+      async () => (await st.sim.request('pane.process_info', { pane_id: pane })).process_info.foreground_processes?.some((p: any) => p.name === 'sleep'),
+      'sleep in the foreground',
+    )
     await st.sim.request('pane.report_agent', { pane_id: pane, source: 'custom:test', agent: 'claude', state: 'working' })
     const r = await st.post('/agent/stop', { pane_id: pane })
     expect(r).toEqual({ status: 409, type: expect.stringMatching(/^text\/plain/), body: `the claude agent in pane ${pane} did not quit; it is still running` })

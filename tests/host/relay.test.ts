@@ -25,9 +25,7 @@ function rawUpgrade(port: number, cookie?: string): Promise<{ head: string; sock
     const sock = connect({ host: '127.0.0.1', port })
     let buf = ''
     sock.on('error', reject)
-    sock.on('connect', () =>
-      sock.write(`GET /ws HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nupgrade: websocket\r\nconnection: upgrade\r\n${cookie ? `cookie: ${cookie}\r\n` : ''}\r\n`),
-    )
+    sock.on('connect', () => sock.write(`GET /ws HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nupgrade: websocket\r\nconnection: upgrade\r\n${cookie ? `cookie: ${cookie}\r\n` : ''}\r\n`))
     const onData = (d: Buffer) => {
       buf += d.toString('latin1')
       const end = buf.indexOf('\r\n\r\n')

@@ -38,7 +38,12 @@ describe('buildSuggestions', () => {
     expect(note).toMatchObject({ kind: 'dev_server_local', label: ':5173 is local-only', detail: 'vite · bound to localhost', action: 'show_note', rank: 15 })
     expect(note.params.note).toContain('127.0.0.1')
     const [relayed] = buildSuggestions({ pane: 'w1:p1', hasAgent: false, atPrompt: false, listeners: [local], urlOf, relayOf: () => 'http://10.0.0.2:4000/?bridge_preview=t' })
-    expect(relayed).toMatchObject({ kind: 'dev_server_local', label: 'Open :5173', action: 'open_url', params: { pane: 'w1:p1', url: 'http://10.0.0.2:4000/?bridge_preview=t', port: '5173' } })
+    expect(relayed).toMatchObject({
+      kind: 'dev_server_local',
+      label: 'Open :5173',
+      action: 'open_url',
+      params: { pane: 'w1:p1', url: 'http://10.0.0.2:4000/?bridge_preview=t', port: '5173' },
+    })
   })
 
   it('git sources need an agent; shell_idle needs no agent, a prompt and a work tree', () => {

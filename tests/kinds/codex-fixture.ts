@@ -13,12 +13,21 @@ export const meta = (id: string, cwd: string, s = 0) =>
 export const userText = (s: number, text: string) => line(s, 'response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text }] })
 export const assistantText = (s: number, text: string) => line(s, 'response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] })
 export const environment = (s: number, cwd: string) =>
-  line(s, 'response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: `<environment_context>\n  <cwd>${cwd}</cwd>\n  <approval_policy>on-request</approval_policy>\n</environment_context>` }] })
+  line(s, 'response_item', {
+    type: 'message',
+    role: 'user',
+    content: [{ type: 'input_text', text: `<environment_context>\n  <cwd>${cwd}</cwd>\n  <approval_policy>on-request</approval_policy>\n</environment_context>` }],
+  })
 export const developer = (s: number) => line(s, 'response_item', { type: 'message', role: 'developer', content: [{ type: 'input_text', text: '<permissions instructions>…' }] })
 export const reasoning = (s: number, summary: string) =>
   line(s, 'response_item', { type: 'reasoning', summary: [{ type: 'summary_text', text: summary }], content: null, encrypted_content: 'gAAAAB…' })
 export const shellCall = (s: number, callId: string, command: string) =>
-  line(s, 'response_item', { type: 'function_call', name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', command], workdir: '/w', timeout_ms: 120000 }), call_id: callId })
+  line(s, 'response_item', {
+    type: 'function_call',
+    name: 'shell',
+    arguments: JSON.stringify({ command: ['bash', '-lc', command], workdir: '/w', timeout_ms: 120000 }),
+    call_id: callId,
+  })
 export const shellOutput = (s: number, callId: string, output: string, exitCode = 0) =>
   line(s, 'response_item', { type: 'function_call_output', call_id: callId, output: JSON.stringify({ output, metadata: { exit_code: exitCode, duration_seconds: 0.1 } }) })
 export const patchCall = (s: number, callId: string, file: string) =>
@@ -30,8 +39,13 @@ export const patchCall = (s: number, callId: string, file: string) =>
     input: `*** Begin Patch\n*** Update File: ${file}\n@@\n-const ttl = 10\n+const ttl = 60\n*** End Patch\n`,
   })
 export const patchOutput = (s: number, callId: string) =>
-  line(s, 'response_item', { type: 'custom_tool_call_output', call_id: callId, output: JSON.stringify({ output: `Success. Updated the following files:\nM ${'src/cache.ts'}\n`, metadata: { exit_code: 0, duration_seconds: 0 } }) })
-export const turnContext = (s: number, cwd: string) => line(s, 'turn_context', { cwd, approval_policy: 'on-request', sandbox_policy: { mode: 'workspace-write' }, model: 'gpt-5-codex', summary: 'auto' })
+  line(s, 'response_item', {
+    type: 'custom_tool_call_output',
+    call_id: callId,
+    output: JSON.stringify({ output: `Success. Updated the following files:\nM ${'src/cache.ts'}\n`, metadata: { exit_code: 0, duration_seconds: 0 } }),
+  })
+export const turnContext = (s: number, cwd: string) =>
+  line(s, 'turn_context', { cwd, approval_policy: 'on-request', sandbox_policy: { mode: 'workspace-write' }, model: 'gpt-5-codex', summary: 'auto' })
 export const eventUser = (s: number, text: string) => line(s, 'event_msg', { type: 'user_message', message: text, kind: 'plain' })
 export const tokenCount = (s: number) => line(s, 'event_msg', { type: 'token_count', info: null })
 

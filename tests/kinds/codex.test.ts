@@ -13,7 +13,14 @@ describe('codex rollout normalization', () => {
     expect(entries).toEqual([
       { id: '', ts: at(3), role: 'user', kind: 'message', text: 'Raise the cache TTL to a minute', parsed: true },
       { id: '', ts: at(4), role: 'assistant', kind: 'thinking', text: '**Finding the TTL**\n\nLooking for the constant.', parsed: true },
-      { id: '', ts: at(5), role: 'assistant', kind: 'tool_call', tool: { id: 'call_1', name: 'shell', title: 'shell', command: 'rg -n ttl src', input_summary: 'rg -n ttl src' }, parsed: true },
+      {
+        id: '',
+        ts: at(5),
+        role: 'assistant',
+        kind: 'tool_call',
+        tool: { id: 'call_1', name: 'shell', title: 'shell', command: 'rg -n ttl src', input_summary: 'rg -n ttl src' },
+        parsed: true,
+      },
       { id: '', ts: at(6), role: 'user', kind: 'tool_result', result: { for_id: 'call_1', ok: true, output_summary: 'src/cache.ts:1:const ttl = 10' }, parsed: true },
       {
         id: '',
@@ -23,7 +30,14 @@ describe('codex rollout normalization', () => {
         tool: { id: 'call_2', name: 'apply_patch', title: 'apply_patch', file: 'cache.ts', input_summary: 'src/cache.ts', diff: '@@\n-const ttl = 10\n+const ttl = 60' },
         parsed: true,
       },
-      { id: '', ts: at(8), role: 'user', kind: 'tool_result', result: { for_id: 'call_2', ok: true, output_summary: 'Success. Updated the following files:\nM src/cache.ts' }, parsed: true },
+      {
+        id: '',
+        ts: at(8),
+        role: 'user',
+        kind: 'tool_result',
+        result: { for_id: 'call_2', ok: true, output_summary: 'Success. Updated the following files:\nM src/cache.ts' },
+        parsed: true,
+      },
       { id: '', ts: at(9), role: 'assistant', kind: 'message', text: 'The cache TTL is now 60 seconds.', parsed: true },
     ])
   })
@@ -32,7 +46,12 @@ describe('codex rollout normalization', () => {
     expect(toolResult('c', JSON.stringify({ output: 'boom\n', metadata: { exit_code: 2 } }))).toEqual({ for_id: 'c', ok: false, output_summary: 'boom' })
     expect(toolResult('c', 'Exit code: 1\nWall time: 0.2 seconds\nOutput:\nno such file\n')).toEqual({ for_id: 'c', ok: false, output_summary: 'no such file' })
     expect(toolResult('c', 'Exit code: 0\nWall time: 0.2 seconds\nOutput:\nfine')).toEqual({ for_id: 'c', ok: true, output_summary: 'fine' })
-    expect(toolResult('c', [{ type: 'input_text', text: 'a' }, { type: 'input_image', image_url: 'data:' }])).toEqual({ for_id: 'c', ok: true, output_summary: 'a\n[image]' })
+    expect(
+      toolResult('c', [
+        { type: 'input_text', text: 'a' },
+        { type: 'input_image', image_url: 'data:' },
+      ]),
+    ).toEqual({ for_id: 'c', ok: true, output_summary: 'a\n[image]' })
     expect(toolResult('c', { content: 'denied', success: false })).toEqual({ for_id: 'c', ok: false, output_summary: 'denied' })
     expect(toolResult('c', '\x1b[31mred\x1b[0m')).toEqual({ for_id: 'c', ok: true, output_summary: 'red' })
     const long = toolResult('c', 'x'.repeat(5000))
@@ -152,7 +171,10 @@ describe('codex transcripts over /agent-transcript', () => {
     mkdirSync(dir, { recursive: true })
     const old = writeRollout(codexHome, 'aaaaaaaa-0000-7000-8000-00000000000a', [meta('aaaaaaaa-0000-7000-8000-00000000000a', dir), userText(1, 'older')], '03')
     utimesSync(old, new Date(2025, 0, 1), new Date(2025, 0, 1))
-    writeFileSync(join(codexHome, 'sessions', 'rollout-2025-04-01T00-00-00-bbbbbbbb-0000-7000-8000-00000000000b.jsonl'), [meta('bbbbbbbb-0000-7000-8000-00000000000b', '/elsewhere'), userText(1, 'not this cwd')].join('\n') + '\n')
+    writeFileSync(
+      join(codexHome, 'sessions', 'rollout-2025-04-01T00-00-00-bbbbbbbb-0000-7000-8000-00000000000b.jsonl'),
+      [meta('bbbbbbbb-0000-7000-8000-00000000000b', '/elsewhere'), userText(1, 'not this cwd')].join('\n') + '\n',
+    )
     writeRollout(codexHome, 'cccccccc-0000-7000-8000-00000000000c', [meta('cccccccc-0000-7000-8000-00000000000c', dir), userText(1, 'newest')], '04')
     const pane = await codexPane(undefined, dir)
     const c = await connect(url(pane))
@@ -185,9 +207,28 @@ describe('countCodexLine', () => {
     fc.constant(null),
   )
   const item = fc.oneof(
-    fc.record({ type: fc.constant('message'), role: fc.constantFrom('user', 'assistant', 'developer', 'system'), content: fc.oneof(text, fc.array(part, { maxLength: 4 })) }, { requiredKeys: ['type'] }),
-    fc.record({ type: fc.constant('reasoning'), summary: fc.oneof(fc.array(fc.oneof(fc.record({ type: fc.constant('summary_text'), text }), fc.string()), { maxLength: 3 }), fc.constant(null)) }, { requiredKeys: ['type'] }),
-    fc.record({ type: fc.constantFrom('function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call', 'function_call_output', 'custom_tool_call_output'), name: fc.constantFrom('shell', 'apply_patch', 'exec_command', 'x'), arguments: fc.string(), input: fc.string(), call_id: fc.string(), output: fc.oneof(fc.string(), fc.json()) }, { requiredKeys: ['type'] }),
+    fc.record(
+      { type: fc.constant('message'), role: fc.constantFrom('user', 'assistant', 'developer', 'system'), content: fc.oneof(text, fc.array(part, { maxLength: 4 })) },
+      { requiredKeys: ['type'] },
+    ),
+    fc.record(
+      {
+        type: fc.constant('reasoning'),
+        summary: fc.oneof(fc.array(fc.oneof(fc.record({ type: fc.constant('summary_text'), text }), fc.string()), { maxLength: 3 }), fc.constant(null)),
+      },
+      { requiredKeys: ['type'] },
+    ),
+    fc.record(
+      {
+        type: fc.constantFrom('function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call', 'function_call_output', 'custom_tool_call_output'),
+        name: fc.constantFrom('shell', 'apply_patch', 'exec_command', 'x'),
+        arguments: fc.string(),
+        input: fc.string(),
+        call_id: fc.string(),
+        output: fc.oneof(fc.string(), fc.json()),
+      },
+      { requiredKeys: ['type'] },
+    ),
     fc.record({ type: fc.constantFrom('ghost_snapshot', 'compaction', 'other_thing') }),
   )
   const line = fc.oneof(
@@ -200,6 +241,9 @@ describe('countCodexLine', () => {
   )
   it('counts exactly what normalize yields (property), and on the sample session', () => {
     for (const l of sampleSession('s', '/w')) expect(countCodexLine(l)).toBe(normalizeCodexLine(l).length)
-    fc.assert(fc.property(line, (l) => countCodexLine(l) === normalizeCodexLine(l).length), { numRuns: 3000 })
+    fc.assert(
+      fc.property(line, (l) => countCodexLine(l) === normalizeCodexLine(l).length),
+      { numRuns: 3000 },
+    )
   })
 })

@@ -29,7 +29,8 @@ function freePort(): Promise<number> {
 
 const meta = JSON.stringify({ sessionId: SID, projectHash: 'abc', startTime: '2025-10-01T09:00:00.000Z', lastUpdated: '2025-10-01T09:00:00.000Z', kind: 'main' })
 const user = (id: string, text: string, ts: string) => JSON.stringify({ id, timestamp: ts, type: 'user', content: [{ text }] })
-const geminiMsg = (id: string, text: string, ts: string, extra: Record<string, unknown> = {}) => JSON.stringify({ id, timestamp: ts, type: 'gemini', content: text, model: 'gemini-2.5-pro', ...extra })
+const geminiMsg = (id: string, text: string, ts: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ id, timestamp: ts, type: 'gemini', content: text, model: 'gemini-2.5-pro', ...extra })
 
 describe('gemini parser and normalizer (examples/agent-kind-gemini)', () => {
   it('reads the approval box: question, choices, the highlighted one, the tool line as context', () => {
@@ -60,12 +61,30 @@ describe('gemini parser and normalizer (examples/agent-kind-gemini)', () => {
     expect(normalizeGeminiLine(meta)).toEqual([])
     expect(normalizeGeminiLine('{"$set":{"lastUpdated":"x"}}')).toEqual([])
     expect(normalizeGeminiLine('{"$rewindTo":"m1"}')).toEqual([])
-    const call = { id: 'run_1', name: 'run_shell_command', args: { command: 'npm test' }, status: 'success', timestamp: '2025-10-01T09:00:03.000Z', displayName: 'Shell', resultDisplay: '\x1b[32m12 passing\x1b[0m' }
-    const line = geminiMsg('m2', 'Tests pass.', '2025-10-01T09:00:02.000Z', { thoughts: [{ subject: 'Checking', description: 'run the suite', timestamp: 'x' }], toolCalls: [call] })
+    const call = {
+      id: 'run_1',
+      name: 'run_shell_command',
+      args: { command: 'npm test' },
+      status: 'success',
+      timestamp: '2025-10-01T09:00:03.000Z',
+      displayName: 'Shell',
+      resultDisplay: '\x1b[32m12 passing\x1b[0m',
+    }
+    const line = geminiMsg('m2', 'Tests pass.', '2025-10-01T09:00:02.000Z', {
+      thoughts: [{ subject: 'Checking', description: 'run the suite', timestamp: 'x' }],
+      toolCalls: [call],
+    })
     expect(normalizeGeminiLine(line)).toEqual([
       { id: 'm2#thoughts', ts: '2025-10-01T09:00:02.000Z', role: 'assistant', kind: 'thinking', text: 'Checking: run the suite', parsed: true },
       { id: 'm2', ts: '2025-10-01T09:00:02.000Z', role: 'assistant', kind: 'message', text: 'Tests pass.', parsed: true },
-      { id: 'tool-run_1', ts: '2025-10-01T09:00:03.000Z', role: 'assistant', kind: 'tool_call', tool: { id: 'run_1', name: 'run_shell_command', title: 'Shell', command: 'npm test', input_summary: 'npm test' }, parsed: true },
+      {
+        id: 'tool-run_1',
+        ts: '2025-10-01T09:00:03.000Z',
+        role: 'assistant',
+        kind: 'tool_call',
+        tool: { id: 'run_1', name: 'run_shell_command', title: 'Shell', command: 'npm test', input_summary: 'npm test' },
+        parsed: true,
+      },
       { id: 'result-run_1', ts: '2025-10-01T09:00:03.000Z', role: 'user', kind: 'tool_result', result: { for_id: 'run_1', ok: true, output_summary: '12 passing' }, parsed: true },
     ])
     expect(normalizeGeminiLine('nope')).toEqual([{ id: '', role: 'system', kind: 'message', parsed: false }])
@@ -104,7 +123,11 @@ describe('an out-of-tree kind loaded with bridge serve --config', () => {
     base = `http://127.0.0.1:${port}`
     const dataDir = join(work, 'data')
     const env = { ...process.env, ...sim.clientEnv(), BRIDGE_DIR: dataDir, BRIDGE_HERDR_BIN: sim.herdrBin, GEMINI_CLI_HOME: '' }
-    daemon = spawn(process.execPath, [BIN, 'serve', '--config', join(pkg, 'bridge.config.ts'), '--addr', `127.0.0.1:${port}`], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    daemon = spawn(process.execPath, [BIN, 'serve', '--config', join(pkg, 'bridge.config.ts'), '--addr', `127.0.0.1:${port}`], {
+      cwd: work,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let out = ''
     await new Promise<void>((resolve, reject) => {
       const onData = (d: Buffer) => {
@@ -137,7 +160,16 @@ describe('an out-of-tree kind loaded with bridge serve --config', () => {
   it('GET /agent-kinds lists the new kind next to the built-in ones', async () => {
     const { status, body } = await get('/agent-kinds')
     expect(status).toBe(200)
-    expect(body.kinds.find((k: any) => k.kind === 'gemini')).toEqual({ kind: 'gemini', card: true, mode_cycle: false, transcript: true, subagents: false, commands: false, usage: false, question: false })
+    expect(body.kinds.find((k: any) => k.kind === 'gemini')).toEqual({
+      kind: 'gemini',
+      card: true,
+      mode_cycle: false,
+      transcript: true,
+      subagents: false,
+      commands: false,
+      usage: false,
+      question: false,
+    })
     expect(body.kinds.map((k: any) => k.kind)).toEqual(expect.arrayContaining(['claude', 'codex', 'opencode', 'pi', 'gemini']))
   })
 
@@ -146,14 +178,29 @@ describe('an out-of-tree kind loaded with bridge serve --config', () => {
     await sim.request('pane.send_text', { pane_id: pane, text: 'sleep 600\r' })
     await sim.request('pane.report_agent', { pane_id: pane, source: 'herdr:gemini', agent: 'gemini', state: 'working', agent_session_id: SID })
     const c = await connect(`${base.replace('http', 'ws')}/agent-transcript?pane=${encodeURIComponent(pane)}&token=${token}`)
-    expect(await c.next()).toEqual({ type: 'hello', protocol: 5, pane, agent_kind: 'gemini', session_id: SID, backlog_count: 2, total: 2, has_more: false, oldest_loaded_seq: 1, has_older: false })
+    expect(await c.next()).toEqual({
+      type: 'hello',
+      protocol: 5,
+      pane,
+      agent_kind: 'gemini',
+      session_id: SID,
+      backlog_count: 2,
+      total: 2,
+      has_more: false,
+      oldest_loaded_seq: 1,
+      has_older: false,
+    })
     expect((await c.take(2)).map((f) => f.entry)).toEqual([
       { id: 'm1', seq: 1, ts: '2025-10-01T09:00:01.000Z', role: 'user', kind: 'message', text: 'Run the tests', parsed: true },
       { id: 'm2', seq: 2, ts: '2025-10-01T09:00:02.000Z', role: 'assistant', kind: 'message', text: 'Running them now.', parsed: true },
     ])
     expect(await c.next()).toEqual({ type: 'backlog_complete', count: 2, has_more: false })
     appendFileSync(sessionFile, geminiMsg('m3', 'All 12 tests pass.', '2025-10-01T09:00:09.000Z') + '\n')
-    expect(await c.next()).toEqual({ type: 'entry', live: true, entry: { id: 'm3', seq: 3, ts: '2025-10-01T09:00:09.000Z', role: 'assistant', kind: 'message', text: 'All 12 tests pass.', parsed: true } })
+    expect(await c.next()).toEqual({
+      type: 'entry',
+      live: true,
+      entry: { id: 'm3', seq: 3, ts: '2025-10-01T09:00:09.000Z', role: 'assistant', kind: 'message', text: 'All 12 tests pass.', parsed: true },
+    })
     c.close()
     const snap = await get('/snapshot')
     expect(snap.body.result.snapshot.agents.find((a: any) => a.pane_id === pane).last_activity_ts).toBe(Date.parse('2025-10-01T09:00:09.000Z'))

@@ -19,13 +19,19 @@ export class OpencodeStore {
   session(directory: string, updated = T0, extra: Record<string, unknown> = {}) {
     const dir = join(this.storage, 'session', 'proj1')
     mkdirSync(dir, { recursive: true })
-    writeFileSync(join(dir, `${this.sessionId}.json`), JSON.stringify({ id: this.sessionId, projectID: 'proj1', directory, title: 'Cache work', version: '0.9.0', time: { created: T0, updated }, ...extra }))
+    writeFileSync(
+      join(dir, `${this.sessionId}.json`),
+      JSON.stringify({ id: this.sessionId, projectID: 'proj1', directory, title: 'Cache work', version: '0.9.0', time: { created: T0, updated }, ...extra }),
+    )
   }
 
   message(role: 'user' | 'assistant', s: number, completed = true, id = this.next('msg')): string {
     const dir = join(this.storage, 'message', this.sessionId)
     mkdirSync(dir, { recursive: true })
-    writeFileSync(join(dir, `${id}.json`), JSON.stringify({ id, sessionID: this.sessionId, role, time: { created: T0 + s * 1000, ...(completed ? { completed: T0 + s * 1000 + 500 } : {}) } }))
+    writeFileSync(
+      join(dir, `${id}.json`),
+      JSON.stringify({ id, sessionID: this.sessionId, role, time: { created: T0 + s * 1000, ...(completed ? { completed: T0 + s * 1000 + 500 } : {}) } }),
+    )
     return id
   }
 
@@ -44,8 +50,30 @@ export class OpencodeStore {
     const a = this.message('assistant', s + 1)
     this.part(a, { type: 'step-start' })
     this.part(a, { type: 'reasoning', text: 'Find the constant first.', time: { start: T0 + (s + 1) * 1000, end: T0 + (s + 2) * 1000 } })
-    this.part(a, { type: 'tool', callID: 'call_b1', tool: 'bash', state: { status: 'completed', input: { command: 'rg -n ttl src', description: 'Find the TTL' }, output: 'src/cache.ts:1:const ttl = 10\n', title: 'rg -n ttl src', time: { start: T0 + (s + 2) * 1000, end: T0 + (s + 3) * 1000 } } })
-    this.part(a, { type: 'tool', callID: 'call_e1', tool: 'edit', state: { status: 'completed', input: { filePath: '/w/src/cache.ts', oldString: 'const ttl = 10', newString: 'const ttl = 60' }, output: '', title: 'src/cache.ts', time: { start: T0 + (s + 3) * 1000, end: T0 + (s + 4) * 1000 } } })
+    this.part(a, {
+      type: 'tool',
+      callID: 'call_b1',
+      tool: 'bash',
+      state: {
+        status: 'completed',
+        input: { command: 'rg -n ttl src', description: 'Find the TTL' },
+        output: 'src/cache.ts:1:const ttl = 10\n',
+        title: 'rg -n ttl src',
+        time: { start: T0 + (s + 2) * 1000, end: T0 + (s + 3) * 1000 },
+      },
+    })
+    this.part(a, {
+      type: 'tool',
+      callID: 'call_e1',
+      tool: 'edit',
+      state: {
+        status: 'completed',
+        input: { filePath: '/w/src/cache.ts', oldString: 'const ttl = 10', newString: 'const ttl = 60' },
+        output: '',
+        title: 'src/cache.ts',
+        time: { start: T0 + (s + 3) * 1000, end: T0 + (s + 4) * 1000 },
+      },
+    })
     this.part(a, { type: 'text', text: 'The TTL is now 60 seconds.', time: { start: T0 + (s + 4) * 1000, end: T0 + (s + 5) * 1000 } })
     this.part(a, { type: 'step-finish', reason: 'stop' })
     return { user: u, assistant: a }

@@ -30,7 +30,13 @@ describe('opencode transcripts over /agent-transcript', () => {
     const r = await stack.sim.request('workspace.create', { cwd: dir })
     const pane = r.root_pane.pane_id as string
     await stack.sim.request('pane.send_text', { pane_id: pane, text: 'sleep 600\r' })
-    await stack.sim.request('pane.report_agent', { pane_id: pane, source: 'herdr:opencode', agent: 'opencode', state: 'working', ...(sessionId ? { agent_session_id: sessionId } : {}) })
+    await stack.sim.request('pane.report_agent', {
+      pane_id: pane,
+      source: 'herdr:opencode',
+      agent: 'opencode',
+      state: 'working',
+      ...(sessionId ? { agent_session_id: sessionId } : {}),
+    })
     return pane
   }
   const url = (pane: string) => `${stack.bridge.wsUrl}/agent-transcript?pane=${encodeURIComponent(pane)}&token=${stack.bridge.adminToken}`
@@ -50,13 +56,40 @@ describe('opencode transcripts over /agent-transcript', () => {
     const before = snapshotTree(storage)
     const pane = await opencodePane('ses_a1')
     const c = await connect(url(pane))
-    expect(await c.next()).toEqual({ type: 'hello', protocol: 5, pane, agent_kind: 'opencode', session_id: 'ses_a1', backlog_count: 7, total: 7, has_more: false, oldest_loaded_seq: 1, has_older: false })
+    expect(await c.next()).toEqual({
+      type: 'hello',
+      protocol: 5,
+      pane,
+      agent_kind: 'opencode',
+      session_id: 'ses_a1',
+      backlog_count: 7,
+      total: 7,
+      has_more: false,
+      oldest_loaded_seq: 1,
+      has_older: false,
+    })
     const entries = (await c.take(7)).map((f) => f.entry)
     expect(entries).toEqual([
       { id: 'prt_000002', seq: 1, ts: iso(0), role: 'user', kind: 'message', text: 'Raise the cache TTL', parsed: true },
       { id: 'prt_000006', seq: 2, ts: iso(1), role: 'assistant', kind: 'thinking', text: 'Find the constant first.', parsed: true },
-      { id: 'prt_000007', seq: 3, ts: iso(2), role: 'assistant', kind: 'tool_call', tool: { id: 'call_b1', name: 'bash', title: 'rg -n ttl src', command: 'rg -n ttl src', input_summary: 'rg -n ttl src', subtitle: 'Find the TTL' }, parsed: true },
-      { id: 'prt_000007#result', seq: 4, ts: iso(3), role: 'user', kind: 'tool_result', result: { for_id: 'call_b1', ok: true, output_summary: 'src/cache.ts:1:const ttl = 10' }, parsed: true },
+      {
+        id: 'prt_000007',
+        seq: 3,
+        ts: iso(2),
+        role: 'assistant',
+        kind: 'tool_call',
+        tool: { id: 'call_b1', name: 'bash', title: 'rg -n ttl src', command: 'rg -n ttl src', input_summary: 'rg -n ttl src', subtitle: 'Find the TTL' },
+        parsed: true,
+      },
+      {
+        id: 'prt_000007#result',
+        seq: 4,
+        ts: iso(3),
+        role: 'user',
+        kind: 'tool_result',
+        result: { for_id: 'call_b1', ok: true, output_summary: 'src/cache.ts:1:const ttl = 10' },
+        parsed: true,
+      },
       {
         id: 'prt_000008',
         seq: 5,
@@ -75,14 +108,27 @@ describe('opencode transcripts over /agent-transcript', () => {
     const u = store.message('user', 10)
     store.part(u, { type: 'text', text: 'Run the tests' })
     const a = store.message('assistant', 11, false, 'msg_000100')
-    const tool = store.part(a, { type: 'tool', callID: 'call_t1', tool: 'bash', state: { status: 'running', input: { command: 'npm test' }, time: { start: T0 + 12_000 } } }, 'prt_000101')
+    const tool = store.part(
+      a,
+      { type: 'tool', callID: 'call_t1', tool: 'bash', state: { status: 'running', input: { command: 'npm test' }, time: { start: T0 + 12_000 } } },
+      'prt_000101',
+    )
     store.part(a, { type: 'text', text: 'Running the te', time: { start: T0 + 13_000 } }, 'prt_000102')
     const live = await c.take(2)
     expect(live.map((f) => [f.live, f.entry.seq, f.entry.kind, f.entry.text ?? f.entry.tool?.command])).toEqual([
       [true, 8, 'message', 'Run the tests'],
       [true, 9, 'tool_call', 'npm test'],
     ])
-    store.part(a, { type: 'tool', callID: 'call_t1', tool: 'bash', state: { status: 'error', input: { command: 'npm test' }, error: '2 failing', time: { start: T0 + 12_000, end: T0 + 14_000 } } }, tool)
+    store.part(
+      a,
+      {
+        type: 'tool',
+        callID: 'call_t1',
+        tool: 'bash',
+        state: { status: 'error', input: { command: 'npm test' }, error: '2 failing', time: { start: T0 + 12_000, end: T0 + 14_000 } },
+      },
+      tool,
+    )
     store.part(a, { type: 'text', text: 'Running the tests failed.', time: { start: T0 + 13_000, end: T0 + 15_000 } }, 'prt_000102')
     const done = await c.take(2)
     expect(done.map((f) => f.entry)).toEqual([

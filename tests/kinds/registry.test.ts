@@ -15,7 +15,9 @@ describe('the kind registry', () => {
     r.register(defineAgentKind({ kind: 'thing', usage: async () => ({ available: false }) }), 'b')
     expect(Object.keys(r.get(' THING ')!).sort()).toEqual(['kind', 'screen', 'usage'])
     expect(() => r.register(defineAgentKind({ kind: 'thing', screen: {} }), 'c')).toThrow('agent kind thing: screen is contributed by both plugin a and plugin c')
-    expect(() => r.register({ kind: 'thing', parseScreen: () => null } as any, 'd')).toThrow('agent kind thing (plugin d): unknown capability parseScreen; want one of screen, question, transcript, commands, usage')
+    expect(() => r.register({ kind: 'thing', parseScreen: () => null } as any, 'd')).toThrow(
+      'agent kind thing (plugin d): unknown capability parseScreen; want one of screen, question, transcript, commands, usage',
+    )
     expect(() => r.register({ kind: ' ' } as any, 'e')).toThrow('plugin e: an agent kind needs a non-empty kind id')
   })
 })

@@ -21,7 +21,10 @@ const events: BusEvent[] = []
 
 beforeAll(async () => {
   svc = await startStandIn()
-  b = await startBridge({ env: { BRIDGE_WEBPUSH_INSECURE: '1', BRIDGE_WEBPUSH_SUBJECT: 'mailto:ops@example.com' }, user: { plugins: [pairing, push, [notifyWebpush, { backoffMs: [20, 40] }]] } })
+  b = await startBridge({
+    env: { BRIDGE_WEBPUSH_INSECURE: '1', BRIDGE_WEBPUSH_SUBJECT: 'mailto:ops@example.com' },
+    user: { plugins: [pairing, push, [notifyWebpush, { backoffMs: [20, 40] }]] },
+  })
   b.bridge.ctx.bus.subscribe({ deliver: (e) => void events.push(e) })
 })
 afterAll(async () => {
@@ -81,7 +84,10 @@ describe('web push key and subscriptions', () => {
       [JSON.stringify({ endpoint: `${svc.url}/x`, keys: { p256dh: k.p256dh.slice(0, 40), auth: k.auth } }), 'keys.p256dh: want 65 bytes as base64url (an uncompressed P-256 key)'],
       [JSON.stringify({ endpoint: `${svc.url}/x`, keys: { p256dh: k.p256dh, auth: Buffer.alloc(12).toString('base64url') } }), 'keys.auth: want 16 bytes as base64url'],
       [JSON.stringify({ endpoint: 'not a url', keys: { p256dh: k.p256dh, auth: k.auth } }), 'endpoint: want a URL'],
-      [JSON.stringify({ endpoint: 'ftp://push.example/x', keys: { p256dh: k.p256dh, auth: k.auth } }), 'endpoint: want an https: URL (BRIDGE_WEBPUSH_INSECURE=1 also allows http:)'],
+      [
+        JSON.stringify({ endpoint: 'ftp://push.example/x', keys: { p256dh: k.p256dh, auth: k.auth } }),
+        'endpoint: want an https: URL (BRIDGE_WEBPUSH_INSECURE=1 also allows http:)',
+      ],
     ]
     for (const [body, error] of cases) {
       const r = await post(body)
@@ -111,7 +117,9 @@ describe('web push key and subscriptions', () => {
   it('keeps at most 10 subscriptions per device, dropping the oldest', async () => {
     const d = await b.pair('many browsers')
     for (let i = 0; i < 12; i++) await subscribe(d.bearer, `/many/${i}`)
-    const mine = subs().filter((s) => s.device === d.id).map((s) => s.endpoint.replace(svc.url, ''))
+    const mine = subs()
+      .filter((s) => s.device === d.id)
+      .map((s) => s.endpoint.replace(svc.url, ''))
     expect(mine).toEqual(Array.from({ length: 10 }, (_, i) => `/many/${i + 2}`))
     // Unsubscribing removes exactly that one.
     const r = await b.request('/webpush/unsubscribe', { method: 'POST', token: d.bearer, json: { endpoint: `${svc.url}/many/5` } })

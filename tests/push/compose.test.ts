@@ -53,7 +53,14 @@ describe('alert text', () => {
 describe('FCM messages', () => {
   const card = cardForAlert({
     headline: 'Allow Bash?',
-    blocked: { question: 'Run npm test?', options: [{ index: 1, label: 'Yes', selected: true }, { index: 0, label: 'No', selected: false, key: 'esc' }], category: 'tool_approval' },
+    blocked: {
+      question: 'Run npm test?',
+      options: [
+        { index: 1, label: 'Yes', selected: true },
+        { index: 0, label: 'No', selected: false, key: 'esc' },
+      ],
+      category: 'tool_approval',
+    },
   })
   const alert = composeAlert({ serverId: 'abcd', serverName: 'studio', pane: 'work/w1:p2', status: 'blocked', seq: 7, agentTitle: 'claude', card })
 
@@ -80,7 +87,12 @@ describe('FCM messages', () => {
       android: { priority: 'high', collapseKey: 'abcd/work/w1:p2', notification: { tag: 'abcd/work/w1:p2', channelId: 'gothalo_blocked', priority: 'high', defaultSound: true } },
       webpush: { headers: { Urgency: 'high', TTL: '3600' } },
     })
-    expect(app).toEqual({ token: 'tok', data: { ...data, render: 'app' }, android: { priority: 'high', collapseKey: 'abcd/work/w1:p2' }, webpush: { headers: { Urgency: 'high', TTL: '3600' } } })
+    expect(app).toEqual({
+      token: 'tok',
+      data: { ...data, render: 'app' },
+      android: { priority: 'high', collapseKey: 'abcd/work/w1:p2' },
+      webpush: { headers: { Urgency: 'high', TTL: '3600' } },
+    })
     for (const v of Object.values(app.data!)) expect(typeof v).toBe('string')
   })
 
@@ -140,7 +152,18 @@ describe('web push config file', () => {
     expect(readWebConfig(dir)).toMatchObject({ ok: false, status: 503, message: 'firebase-web.json is not valid JSON' })
     writeFileSync(join(dir, 'firebase-web.json'), JSON.stringify({ ...full, vapidKey: '' }))
     expect(readWebConfig(dir)).toMatchObject({ ok: false, status: 503, message: 'firebase-web.json lacks vapidKey' })
-    writeFileSync(join(dir, 'firebase-web.json'), JSON.stringify({ api_key: 'k', auth_domain: 'p.firebaseapp.com', project_id: 'p', storage_bucket: 'p.appspot.com', messaging_sender_id: '1', app_id: '1:1:web:1', vapid_key: 'BVAPID' }))
+    writeFileSync(
+      join(dir, 'firebase-web.json'),
+      JSON.stringify({
+        api_key: 'k',
+        auth_domain: 'p.firebaseapp.com',
+        project_id: 'p',
+        storage_bucket: 'p.appspot.com',
+        messaging_sender_id: '1',
+        app_id: '1:1:web:1',
+        vapid_key: 'BVAPID',
+      }),
+    )
     expect(readWebConfig(dir)).toEqual({ ok: true, config: full })
     rmSync(dir, { recursive: true, force: true })
   })

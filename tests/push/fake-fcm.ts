@@ -47,7 +47,23 @@ export async function startFakeFcm(): Promise<FakeFcm> {
   const dir = mkdtempSync(join(tmpdir(), 'fake-fcm-'))
   execFileSync(
     'openssl',
-    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '2', '-subj', '/CN=fcm.googleapis.com', '-addext', 'subjectAltName=DNS:fcm.googleapis.com,DNS:oauth2.googleapis.com'],
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+      '-days',
+      '2',
+      '-subj',
+      '/CN=fcm.googleapis.com',
+      '-addext',
+      'subjectAltName=DNS:fcm.googleapis.com,DNS:oauth2.googleapis.com',
+    ],
     { stdio: 'ignore' },
   )
   const key = readFileSync(join(dir, 'key.pem'))
@@ -116,7 +132,8 @@ export async function startFakeFcm(): Promise<FakeFcm> {
       if (b === 'unregistered') return reply(res, 404, fcmError(404, 'NOT_FOUND', 'Requested entity was not found.', 'UNREGISTERED'))
       if (b === 'invalid') return reply(res, 400, fcmError(400, 'INVALID_ARGUMENT', 'The registration token is not a valid FCM registration token', 'INVALID_ARGUMENT'))
       if (b === 'forbidden') return reply(res, 403, fcmError(403, 'PERMISSION_DENIED', "Permission 'cloudmessaging.messages.create' denied"))
-      if (b && typeof b === 'object' && n <= b.failFirst) return reply(res, b.status, fcmError(b.status, b.status === 429 ? 'RESOURCE_EXHAUSTED' : b.status === 503 ? 'UNAVAILABLE' : 'INTERNAL', 'try again'))
+      if (b && typeof b === 'object' && n <= b.failFirst)
+        return reply(res, b.status, fcmError(b.status, b.status === 429 ? 'RESOURCE_EXHAUSTED' : b.status === 503 ? 'UNAVAILABLE' : 'INTERNAL', 'try again'))
       return reply(res, 200, { name: `projects/${m[1]}/messages/${requests.length}` })
     })
   })

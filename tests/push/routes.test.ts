@@ -95,17 +95,32 @@ describe('push through the bus', () => {
         token: tok,
         data: { ...data, render: 'os' },
         notification: { title: `${name} · w1:p1`, body: 'Needs you' },
-        android: { priority: 'high', collapse_key: `${sid}/w1:p1`, notification: { tag: `${sid}/w1:p1`, channel_id: 'gothalo_blocked', notification_priority: 'PRIORITY_HIGH', default_sound: true } },
+        android: {
+          priority: 'high',
+          collapse_key: `${sid}/w1:p1`,
+          notification: { tag: `${sid}/w1:p1`, channel_id: 'gothalo_blocked', notification_priority: 'PRIORITY_HIGH', default_sound: true },
+        },
         webpush: { headers: { Urgency: 'high', TTL: '3600' } },
       })
-      expect(mine[1]).toEqual({ token: tok, data: { ...data, render: 'app' }, android: { priority: 'high', collapse_key: `${sid}/w1:p1` }, webpush: { headers: { Urgency: 'high', TTL: '3600' } } })
+      expect(mine[1]).toEqual({
+        token: tok,
+        data: { ...data, render: 'app' },
+        android: { priority: 'high', collapse_key: `${sid}/w1:p1` },
+        webpush: { headers: { Urgency: 'high', TTL: '3600' } },
+      })
     }
 
     status(b, 'w1:p1', 'working')
     await waitForEvent(events, (e) => e.type === 'notification_cleared')
     const dismissals = fcm.requests.slice(base + 4).map((r) => r.body.message)
     expect(dismissals.map((m) => m.token).sort()).toEqual(['tok-a', 'tok-b'])
-    for (const m of dismissals) expect(m).toEqual({ token: m.token, data: { type: 'dismiss', agent: 'w1:p1', server_id: sid }, android: { priority: 'high', collapse_key: `${sid}/w1:p1` }, webpush: { headers: { Urgency: 'high', TTL: '3600' } } })
+    for (const m of dismissals)
+      expect(m).toEqual({
+        token: m.token,
+        data: { type: 'dismiss', agent: 'w1:p1', server_id: sid },
+        android: { priority: 'high', collapse_key: `${sid}/w1:p1` },
+        webpush: { headers: { Urgency: 'high', TTL: '3600' } },
+      })
     // Nothing else went out.
     await b.bridge.state(push)!.idle()
     expect(fcm.requests.length).toBe(base + 6)
@@ -154,7 +169,9 @@ describe('push through the bus', () => {
     const { b, events } = await start({ credentials: true })
     const quiet = await device(b, 'quiet', 'tok-quiet')
     await device(b, 'loud', 'tok-loud')
-    expect((await b.request('/notify/mute', { method: 'POST', token: quiet.bearer, json: { pane: 'w5:p1', until: new Date(Date.now() + 3_600_000).toISOString() } })).status).toBe(200)
+    expect((await b.request('/notify/mute', { method: 'POST', token: quiet.bearer, json: { pane: 'w5:p1', until: new Date(Date.now() + 3_600_000).toISOString() } })).status).toBe(
+      200,
+    )
     const base = fcm.requests.length
     status(b, 'w5:p1', 'blocked')
     const sent = await waitForEvent(events, (e) => e.type === 'push_sent' && e.payload.agent === 'w5:p1')
@@ -220,7 +237,15 @@ describe('web push config', () => {
       expect(r.status).toBe(404)
       expect(await r.text()).toBe('web push is not configured on this bridge (no firebase-web.json in its data dir)')
     }
-    const cfg = { apiKey: 'AIza', authDomain: 'p.firebaseapp.com', projectId: 'p', storageBucket: 'p.appspot.com', messagingSenderId: '42', appId: '1:42:web:abc', vapidKey: 'BPUBLIC' }
+    const cfg = {
+      apiKey: 'AIza',
+      authDomain: 'p.firebaseapp.com',
+      projectId: 'p',
+      storageBucket: 'p.appspot.com',
+      messagingSenderId: '42',
+      appId: '1:42:web:abc',
+      vapidKey: 'BPUBLIC',
+    }
     writeFileSync(join(b.dataDir, 'firebase-web.json'), JSON.stringify(cfg))
     for (const path of ['/push-config', '/firebase-config']) {
       const r = await b.request(path, { token: null })

@@ -39,7 +39,11 @@ describe('credential search order', () => {
   it('falls to GOOGLE_APPLICATION_CREDENTIALS, then the gcloud file with user credentials needing a project', async () => {
     const other = join(dir, 'gac.json')
     writeFileSync(other, JSON.stringify({ ...fcm.serviceAccount, project_id: 'gac-project' }))
-    const viaEnv = await findCredential({ push: { service_account_path: join(dir, 'missing.json'), project_id: '' }, env: { ...noMetadata, GOOGLE_APPLICATION_CREDENTIALS: other }, home: dir })
+    const viaEnv = await findCredential({
+      push: { service_account_path: join(dir, 'missing.json'), project_id: '' },
+      env: { ...noMetadata, GOOGLE_APPLICATION_CREDENTIALS: other },
+      home: dir,
+    })
     expect(viaEnv).toMatchObject({ source: 'GOOGLE_APPLICATION_CREDENTIALS', projectId: 'gac-project' })
 
     const home = join(dir, 'home-user')

@@ -102,7 +102,12 @@ describe('push from real agent transitions', { timeout: 120_000 }, () => {
     await setStatus(fresh, 'working')
     await until('cleared', () => events.find((e) => e.type === 'notification_cleared' && e.payload.pane === fresh))
     expect(messages().slice(before)).toEqual([
-      { token: 'phone-token', data: { type: 'dismiss', agent: fresh, server_id: bridge.bridge.ctx.config.server_id }, android: { priority: 'high', collapse_key: `${bridge.bridge.ctx.config.server_id}/${fresh}` }, webpush: { headers: { Urgency: 'high', TTL: '3600' } } },
+      {
+        token: 'phone-token',
+        data: { type: 'dismiss', agent: fresh, server_id: bridge.bridge.ctx.config.server_id },
+        android: { priority: 'high', collapse_key: `${bridge.bridge.ctx.config.server_id}/${fresh}` },
+        webpush: { headers: { Urgency: 'high', TTL: '3600' } },
+      },
     ])
   })
 
@@ -117,6 +122,10 @@ describe('push from real agent transitions', { timeout: 120_000 }, () => {
     const before = fcm.requests.length
     await sim.request('pane.close', { pane_id: held })
     await until('cleared on close', () => events.find((e) => e.type === 'notification_cleared' && e.payload.pane === held))
-    expect(messages().slice(before).map((m) => m.data)).toEqual([{ type: 'dismiss', agent: held, server_id: bridge.bridge.ctx.config.server_id }])
+    expect(
+      messages()
+        .slice(before)
+        .map((m) => m.data),
+    ).toEqual([{ type: 'dismiss', agent: held, server_id: bridge.bridge.ctx.config.server_id }])
   })
 })

@@ -27,7 +27,13 @@ function call(path: string, o: { method?: string; host?: string; headers?: Recor
   const u = new URL(b.url)
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: u.hostname, port: u.port, path, method: o.method ?? 'GET', headers: { host: o.host ?? u.host, ...o.headers, ...(o.body !== undefined ? { 'content-length': String(Buffer.byteLength(o.body)) } : {}) } },
+      {
+        host: u.hostname,
+        port: u.port,
+        path,
+        method: o.method ?? 'GET',
+        headers: { host: o.host ?? u.host, ...o.headers, ...(o.body !== undefined ? { 'content-length': String(Buffer.byteLength(o.body)) } : {}) },
+      },
       (res) => {
         let body = ''
         res.setEncoding('utf8')
@@ -44,17 +50,25 @@ const admin = () => ({ authorization: `Bearer ${b.adminToken}` })
 
 describe('Host header', () => {
   test('a foreign host name gets 421 with one line, before auth and before any route', async () => {
-    const want = { status: 421, body: 'host rebind.attacker.example is not served here; add it to transport.allowed_hosts or BRIDGE_ALLOWED_HOSTS', type: 'text/plain; charset=utf-8' }
+    const want = {
+      status: 421,
+      body: 'host rebind.attacker.example is not served here; add it to transport.allowed_hosts or BRIDGE_ALLOWED_HOSTS',
+      type: 'text/plain; charset=utf-8',
+    }
     expect(await call('/health', { host: 'rebind.attacker.example:8787' })).toEqual(want)
     expect(await call('/info', { host: 'rebind.attacker.example', headers: admin() })).toEqual(want)
     expect(await call('/pair', { method: 'POST', host: 'rebind.attacker.example', headers: { 'content-type': 'application/json' }, body: '{"code":"00000000"}' })).toEqual(want)
-    expect(await call('/pair', { method: 'OPTIONS', host: 'rebind.attacker.example', headers: { origin: 'https://herdr-bridge.github.io', 'access-control-request-method': 'POST' } })).toEqual(want)
+    expect(
+      await call('/pair', { method: 'OPTIONS', host: 'rebind.attacker.example', headers: { origin: 'https://herdr-bridge.github.io', 'access-control-request-method': 'POST' } }),
+    ).toEqual(want)
   })
 
   test('a WebSocket upgrade under a foreign host name gets 421', async () => {
     const u = new URL(b.wsUrl)
     const s = connect(Number(u.port), '127.0.0.1')
-    s.write(`GET /events?token=${b.adminToken} HTTP/1.1\r\nHost: evil.example\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`)
+    s.write(
+      `GET /events?token=${b.adminToken} HTTP/1.1\r\nHost: evil.example\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+    )
     const raw = await new Promise<string>((resolve) => {
       let got = ''
       s.on('data', (d) => (got += d))
@@ -117,7 +131,13 @@ describe('JSON routes read only JSON', () => {
   })
 
   test('JSON, JSON with charset, +json and no Content-Type are read', async () => {
-    const variants: Record<string, string>[] = [{ 'content-type': 'application/json' }, { 'content-type': 'application/json; charset=utf-8' }, { 'content-type': 'Application/JSON;charset=UTF-8' }, { 'content-type': 'application/vnd.api+json' }, {}]
+    const variants: Record<string, string>[] = [
+      { 'content-type': 'application/json' },
+      { 'content-type': 'application/json; charset=utf-8' },
+      { 'content-type': 'Application/JSON;charset=UTF-8' },
+      { 'content-type': 'application/vnd.api+json' },
+      {},
+    ]
     for (const headers of variants) {
       const code = ((await (await b.request('/admin/pairing', { method: 'POST' })).json()) as { code: string }).code
       const r = await call('/pair', { method: 'POST', headers, body: JSON.stringify({ code, device_name: 'typed', fcm_token: '' }) })

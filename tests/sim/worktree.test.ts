@@ -19,41 +19,58 @@ describe('worktrees', () => {
     return repo
   }
 
-  it('not_git_worktree outside a repository', async () => {
-    const r = await sim().call('worktree.list', { cwd: home() })
-    expect(r.error?.code).toBe('not_git_worktree')
-    expect((await sim().call('worktree.list', { cwd: 'relative/dir' })).error?.code).toBe('invalid_request')
-  }, T)
+  it(
+    'not_git_worktree outside a repository',
+    async () => {
+      const r = await sim().call('worktree.list', { cwd: home() })
+      expect(r.error?.code).toBe('not_git_worktree')
+      expect((await sim().call('worktree.list', { cwd: 'relative/dir' })).error?.code).toBe('invalid_request')
+    },
+    T,
+  )
 
-  it('lists, creates, opens and removes worktrees with real git', async () => {
-    const repo = makeRepo()
-    const ws = await sim().request('workspace.create', { cwd: repo })
-    expect(ws.workspace.label).toBe('repo')
-    expect(ws.workspace.worktree).toMatchObject({ repo_name: 'repo', repo_root: repo, checkout_path: repo, is_linked_worktree: false })
-    const listed = await sim().request('worktree.list', { workspace_id: ws.workspace.workspace_id })
-    expect(listed.source).toMatchObject({ repo_name: 'repo', repo_root: repo, source_checkout_path: repo, source_workspace_id: ws.workspace.workspace_id })
-    expect(listed.worktrees).toEqual([
-      { path: repo, is_bare: false, is_detached: false, is_prunable: false, is_linked_worktree: false, label: 'main', branch: 'main', open_workspace_id: ws.workspace.workspace_id },
-    ])
+  it(
+    'lists, creates, opens and removes worktrees with real git',
+    async () => {
+      const repo = makeRepo()
+      const ws = await sim().request('workspace.create', { cwd: repo })
+      expect(ws.workspace.label).toBe('repo')
+      expect(ws.workspace.worktree).toMatchObject({ repo_name: 'repo', repo_root: repo, checkout_path: repo, is_linked_worktree: false })
+      const listed = await sim().request('worktree.list', { workspace_id: ws.workspace.workspace_id })
+      expect(listed.source).toMatchObject({ repo_name: 'repo', repo_root: repo, source_checkout_path: repo, source_workspace_id: ws.workspace.workspace_id })
+      expect(listed.worktrees).toEqual([
+        {
+          path: repo,
+          is_bare: false,
+          is_detached: false,
+          is_prunable: false,
+          is_linked_worktree: false,
+          label: 'main',
+          branch: 'main',
+          open_workspace_id: ws.workspace.workspace_id,
+        },
+      ])
 
-    const sub = await sim().subscribe([{ type: 'worktree.created' }, { type: 'worktree.removed' }, { type: 'workspace.closed' }])
-    const target = path.join(home(), 'wt-feature')
-    const created = await sim().request('worktree.create', { workspace_id: ws.workspace.workspace_id, branch: 'feature', path: target })
-    expect(created.worktree).toMatchObject({ path: target, branch: 'feature', is_linked_worktree: true, open_workspace_id: created.workspace.workspace_id })
-    expect(created.workspace.worktree).toMatchObject({ checkout_path: target, is_linked_worktree: true })
-    expect(fs.existsSync(path.join(target, '.git'))).toBe(true)
-    await sub.next((e) => e.event === 'worktree_created')
+      const sub = await sim().subscribe([{ type: 'worktree.created' }, { type: 'worktree.removed' }, { type: 'workspace.closed' }])
+      const target = path.join(home(), 'wt-feature')
+      const created = await sim().request('worktree.create', { workspace_id: ws.workspace.workspace_id, branch: 'feature', path: target })
+      expect(created.worktree).toMatchObject({ path: target, branch: 'feature', is_linked_worktree: true, open_workspace_id: created.workspace.workspace_id })
+      expect(created.workspace.worktree).toMatchObject({ checkout_path: target, is_linked_worktree: true })
+      expect(fs.existsSync(path.join(target, '.git'))).toBe(true)
+      await sub.next((e) => e.event === 'worktree_created')
 
-    const opened = await sim().request('worktree.open', { workspace_id: ws.workspace.workspace_id, branch: 'feature' })
-    expect(opened.already_open).toBe(true)
-    expect(opened.workspace.workspace_id).toBe(created.workspace.workspace_id)
+      const opened = await sim().request('worktree.open', { workspace_id: ws.workspace.workspace_id, branch: 'feature' })
+      expect(opened.already_open).toBe(true)
+      expect(opened.workspace.workspace_id).toBe(created.workspace.workspace_id)
 
-    const removed = await sim().request('worktree.remove', { workspace_id: created.workspace.workspace_id })
-    expect(removed).toEqual({ type: 'worktree_removed', workspace_id: created.workspace.workspace_id, path: target, forced: false })
-    expect(fs.existsSync(target)).toBe(false)
-    await sub.next((e) => e.event === 'worktree_removed' && e.data.forced === false)
-    await sub.next((e) => e.event === 'workspace_closed' && e.data.workspace_id === created.workspace.workspace_id)
-    expect((await sim().call('worktree.remove', { workspace_id: ws.workspace.workspace_id })).error?.code).toBe('not_linked_worktree')
-    sub.close()
-  }, T)
+      const removed = await sim().request('worktree.remove', { workspace_id: created.workspace.workspace_id })
+      expect(removed).toEqual({ type: 'worktree_removed', workspace_id: created.workspace.workspace_id, path: target, forced: false })
+      expect(fs.existsSync(target)).toBe(false)
+      await sub.next((e) => e.event === 'worktree_removed' && e.data.forced === false)
+      await sub.next((e) => e.event === 'workspace_closed' && e.data.workspace_id === created.workspace.workspace_id)
+      expect((await sim().call('worktree.remove', { workspace_id: ws.workspace.workspace_id })).error?.code).toBe('not_linked_worktree')
+      sub.close()
+    },
+    T,
+  )
 })

@@ -23,7 +23,17 @@ const lines = (from: number, to: number) => {
     out.push(
       i % 2
         ? JSON.stringify({ type: 'user', uuid: `u${i}`, message: { role: 'user', content: `prompt ${i} ${pad}` } })
-        : JSON.stringify({ type: 'assistant', uuid: `a${i}`, message: { role: 'assistant', content: [{ type: 'text', text: `answer ${i}` }, { type: 'tool_use', id: `t${i}`, name: 'Bash', input: { command: `echo ${i}` } }] } }),
+        : JSON.stringify({
+            type: 'assistant',
+            uuid: `a${i}`,
+            message: {
+              role: 'assistant',
+              content: [
+                { type: 'text', text: `answer ${i}` },
+                { type: 'tool_use', id: `t${i}`, name: 'Bash', input: { command: `echo ${i}` } },
+              ],
+            },
+          }),
     )
   return out.join('\n') + '\n'
 }
@@ -88,11 +98,13 @@ describe('stored transcript index', () => {
     writeFileSync(file, text.slice(0, 5000) + 'y'.repeat(text.length - 5000 - 1) + '\n')
     const b = await opened()
     expect(counted).toBeGreaterThan(0)
-    expect(b.total).toBe(await (async () => {
-      const fresh = new TranscriptFile(file, normalizeClaudeLine)
-      await fresh.refresh()
-      return fresh.total
-    })())
+    expect(b.total).toBe(
+      await (async () => {
+        const fresh = new TranscriptFile(file, normalizeClaudeLine)
+        await fresh.refresh()
+        return fresh.total
+      })(),
+    )
     // Shorter than indexed: rebuilt from the start.
     writeFileSync(file, lines(0, 2000))
     const c = await opened()

@@ -7,7 +7,10 @@ import { normalizePiLine } from '../../plugins/kind-pi/normalize.ts'
 import { diffForEdit, diffForWrite, diffFromStructuredPatch } from '../../lib/transcript/diffs.ts'
 import { capRunes, oneLine, stripAnsi } from '../../lib/transcript/entry.ts'
 
-const fixture = (name: string) => readFileSync(join(import.meta.dirname, 'fixtures', name), 'utf8').split('\n').filter((l) => l.trim())
+const fixture = (name: string) =>
+  readFileSync(join(import.meta.dirname, 'fixtures', name), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
 const claude = fixture('claude-kinds.jsonl').map(normalizeClaudeLine)
 
 describe('claude line normalization', () => {
@@ -110,13 +113,17 @@ describe('claude line normalization', () => {
     const w = diffForWrite(content)
     expect(w.truncated).toBe(true)
     expect(w.diff.split('\n').length).toBe(400)
-    const tool = normalizeClaudeLine(JSON.stringify({ type: 'assistant', uuid: 'a', message: { content: [{ type: 'tool_use', id: 't', name: 'Write', input: { file_path: '/a/b', content } }] } }))[0].tool!
+    const tool = normalizeClaudeLine(
+      JSON.stringify({ type: 'assistant', uuid: 'a', message: { content: [{ type: 'tool_use', id: 't', name: 'Write', input: { file_path: '/a/b', content } }] } }),
+    )[0].tool!
     expect(tool.diff_truncated).toBe(true)
     const patch = diffFromStructuredPatch([{ oldStart: 1, oldLines: 1, newStart: 1, newLines: 1, lines: Array.from({ length: 600 }, () => '+y') }])!
     expect(patch.truncated).toBe(true)
     expect(patch.diff.split('\n').length).toBe(400)
     const tur = { structuredPatch: [{ oldStart: 1, oldLines: 1, newStart: 1, newLines: 1, lines: Array.from({ length: 600 }, () => '+y') }] }
-    const res = normalizeClaudeLine(JSON.stringify({ type: 'user', uuid: 'u', message: { content: [{ type: 'tool_result', tool_use_id: 't', content: 'x' }] }, toolUseResult: tur }))[0].result!
+    const res = normalizeClaudeLine(
+      JSON.stringify({ type: 'user', uuid: 'u', message: { content: [{ type: 'tool_result', tool_use_id: 't', content: 'x' }] }, toolUseResult: tur }),
+    )[0].result!
     expect(res).toMatchObject({ truncated: true, ok: true })
     expect(res.output_summary).toBeUndefined()
   })
@@ -141,7 +148,17 @@ describe('pi line normalization', () => {
     expect(pi[1]).toEqual([{ id: 'e1#0', ts: '2025-02-01T10:00:01.000Z', role: 'user', kind: 'message', text: 'hello pi', parsed: true }])
     expect(pi[2].map((e) => e.kind)).toEqual(['thinking', 'message', 'tool_call'])
     expect(pi[2][2].tool).toEqual({ id: 'call_1', name: 'bash', title: 'bash', command: 'echo hi', input_summary: 'echo hi' })
-    expect(pi[3]).toEqual([{ id: 'e3#0', parent_id: 'e2', ts: '2025-02-01T10:00:03.000Z', role: 'user', kind: 'tool_result', result: { for_id: 'call_1', ok: true, output_summary: 'hi' }, parsed: true }])
+    expect(pi[3]).toEqual([
+      {
+        id: 'e3#0',
+        parent_id: 'e2',
+        ts: '2025-02-01T10:00:03.000Z',
+        role: 'user',
+        kind: 'tool_result',
+        result: { for_id: 'call_1', ok: true, output_summary: 'hi' },
+        parsed: true,
+      },
+    ])
     expect(pi[4][0].tool).toMatchObject({ name: 'edit', file: 'a.ts', diff: '@@ -1 +1 @@\n-x\n+y' })
     expect(pi[5][0].result).toEqual({ for_id: 'call_2', ok: false, output_summary: 'no such file' })
     expect(pi[6]).toEqual([])
@@ -150,7 +167,11 @@ describe('pi line normalization', () => {
 })
 
 describe('normalize never throws', () => {
-  const values = fc.oneof(fc.string(), fc.json(), fc.jsonValue().map((v) => JSON.stringify(v)))
+  const values = fc.oneof(
+    fc.string(),
+    fc.json(),
+    fc.jsonValue().map((v) => JSON.stringify(v)),
+  )
   const shaped = fc
     .record({
       type: fc.constantFrom('user', 'assistant', 'system', 'queue-operation', 'message', 'x'),

@@ -9,7 +9,8 @@ let stack: Stack
 let cwd: string
 let projDir: string
 
-const msg = (i: number, sid = 's1') => JSON.stringify({ type: 'user', uuid: `${sid}-u${i}`, timestamp: new Date(Date.UTC(2025, 0, 1, 0, 0, i % 60)).toISOString(), message: { role: 'user', content: `message ${i}` } })
+const msg = (i: number, sid = 's1') =>
+  JSON.stringify({ type: 'user', uuid: `${sid}-u${i}`, timestamp: new Date(Date.UTC(2025, 0, 1, 0, 0, i % 60)).toISOString(), message: { role: 'user', content: `message ${i}` } })
 
 async function agentPane(agent: string, source: string, sessionId?: string): Promise<string> {
   const r = await stack.sim.request('workspace.create', { cwd })
@@ -67,7 +68,11 @@ describe('/agent-transcript over a real WebSocket', () => {
     const line = msg(201)
     appendFileSync(join(projDir, 's1.jsonl'), line.slice(0, 20))
     appendFileSync(join(projDir, 's1.jsonl'), line.slice(20) + '\n')
-    expect(await c.next()).toEqual({ type: 'entry', live: true, entry: { id: 's1-u201#0', seq: 201, ts: '2025-01-01T00:00:21.000Z', role: 'user', kind: 'message', text: 'message 201', parsed: true } })
+    expect(await c.next()).toEqual({
+      type: 'entry',
+      live: true,
+      entry: { id: 's1-u201#0', seq: 201, ts: '2025-01-01T00:00:21.000Z', role: 'user', kind: 'message', text: 'message 201', parsed: true },
+    })
     c.close()
   })
 
@@ -85,7 +90,15 @@ describe('/agent-transcript over a real WebSocket', () => {
     mkdirSync(sub, { recursive: true })
     writeFileSync(join(sub, 'agent-ab12.jsonl'), msg(1, 'child') + '\n')
     writeFileSync(join(sub, 'agent-ab12.meta.json'), JSON.stringify({ agentType: 'explorer', description: 'look', toolUseId: 'toolu_1', spawnDepth: 1 }))
-    const row = { agent_id: 'ab12', tool_use_id: 'toolu_1', agent_type: 'explorer', description: 'look', spawn_depth: 1, done: false, last_activity_ts: Date.UTC(2025, 0, 1, 0, 0, 1) }
+    const row = {
+      agent_id: 'ab12',
+      tool_use_id: 'toolu_1',
+      agent_type: 'explorer',
+      description: 'look',
+      spawn_depth: 1,
+      done: false,
+      last_activity_ts: Date.UTC(2025, 0, 1, 0, 0, 1),
+    }
     expect(await c.until((f) => f.type === 'subagents')).toEqual({ type: 'subagents', pane, subagents: [row] })
 
     appendFileSync(join(projDir, 'r1.jsonl'), msg(3, 'r1').replace('message 3', '<task-notification><task-id>ab12</task-id><status>completed</status></task-notification>') + '\n')
@@ -101,7 +114,18 @@ describe('/agent-transcript over a real WebSocket', () => {
     writeFileSync(join(projDir, 'r2.jsonl'), [msg(1, 'r2')].join('\n') + '\n')
     await stack.sim.request('pane.report_agent', { pane_id: pane, source: 'herdr:claude', agent: 'claude', state: 'working', agent_session_id: 'r2' })
     expect(await c.until((f) => f.type === 'session_changed')).toEqual({ type: 'session_changed', pane, from: 'r1', to: 'r2' })
-    expect(await c.next()).toEqual({ type: 'hello', protocol: 5, pane, agent_kind: 'claude', session_id: 'r2', backlog_count: 1, total: 1, has_more: false, oldest_loaded_seq: 1, has_older: false })
+    expect(await c.next()).toEqual({
+      type: 'hello',
+      protocol: 5,
+      pane,
+      agent_kind: 'claude',
+      session_id: 'r2',
+      backlog_count: 1,
+      total: 1,
+      has_more: false,
+      oldest_loaded_seq: 1,
+      has_older: false,
+    })
     expect((await c.next()).entry).toMatchObject({ id: 'r2-u1#0', seq: 1 })
     expect(await c.next()).toEqual({ type: 'backlog_complete', count: 1, has_more: false })
     c.close()

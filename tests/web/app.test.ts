@@ -22,7 +22,6 @@ let shellPane: string
 // Screenshots go to docs/screenshots/ when WEB_SCREENSHOTS=1 (to refresh the README's), else to a temp dir.
 const SHOTS = process.env.WEB_SCREENSHOTS ? resolve(import.meta.dirname, '../../docs/screenshots') : mkdtempSync(join(tmpdir(), 'web-shots-'))
 
-
 async function screen(pane: string): Promise<string> {
   const r = await stack.sim.request('pane.read', { pane_id: pane, source: 'visible', format: 'text' })
   return r.read.text as string
@@ -70,7 +69,18 @@ beforeAll(async () => {
 
   const agent = async (script: Record<string, unknown>, label: string) =>
     (await stack.sim.request('sim.create_agent_pane', { kind: 'claude', cwd: repo, label, script })).pane.pane_id as string
-  chatPane = await agent({ start: 'idle', history: [{ role: 'user', text: 'Add a notes file' }, { role: 'assistant', text: 'I wrote notes.txt with forty lines.' }], default_reply: 'Sure, tests added.', work_ms: 300 }, 'chat')
+  chatPane = await agent(
+    {
+      start: 'idle',
+      history: [
+        { role: 'user', text: 'Add a notes file' },
+        { role: 'assistant', text: 'I wrote notes.txt with forty lines.' },
+      ],
+      default_reply: 'Sure, tests added.',
+      work_ms: 300,
+    },
+    'chat',
+  )
   blockedPane = await agent({ start: 'permission', default_reply: 'All tests pass.', work_ms: 300 }, 'blocked')
   shellPane = (await stack.sim.request('workspace.create', { cwd: stack.home, label: 'shell' })).root_pane.pane_id
   browser = await launch()
@@ -115,7 +125,16 @@ describe('web client', () => {
     // An unlisted path gets the shell; a missing file, a directory or an escape gets 404.
     expect((await fetch(stack.bridge.url + '/some/view')).headers.get('content-type')).toBe('text/html; charset=utf-8')
     // Sent raw (fetch would normalise the dot segments away before they reach the bridge).
-    for (const p of ['/assets/', '/assets/nope.js', '/assets/%2e%2e/%2e%2e/package.json', '/assets/../../package.json', '/assets/..%2f..%2fpackage.json', '/icons/..%2f..%2fpackage.json', '/icons/%2e%2e%2f%2e%2e%2fpackage.json', '/missing.png']) {
+    for (const p of [
+      '/assets/',
+      '/assets/nope.js',
+      '/assets/%2e%2e/%2e%2e/package.json',
+      '/assets/../../package.json',
+      '/assets/..%2f..%2fpackage.json',
+      '/icons/..%2f..%2fpackage.json',
+      '/icons/%2e%2e%2f%2e%2e%2fpackage.json',
+      '/missing.png',
+    ]) {
       expect([p, await rawStatus(p)]).toEqual([p, 404])
     }
   })
@@ -136,7 +155,9 @@ describe('web client', () => {
     const devices = await (await stack.bridge.request('/admin/devices')).json()
     expect(JSON.stringify(devices)).toContain('e2e browser')
     // The service worker installs (loopback counts as a secure context), so the app can be installed.
-    const sw = await page.evaluate(() => Promise.race([navigator.serviceWorker.ready.then((r) => r.active?.scriptURL ?? ''), new Promise<string>((r) => setTimeout(() => r('timeout'), 15_000))]))
+    const sw = await page.evaluate(() =>
+      Promise.race([navigator.serviceWorker.ready.then((r) => r.active?.scriptURL ?? ''), new Promise<string>((r) => setTimeout(() => r('timeout'), 15_000))]),
+    )
     expect(sw).toBe(stack.bridge.url + '/sw.js')
     // The stored bearer is a working device bearer.
     expect((await stack.bridge.request('/info', { token: saved[0].bearer })).status).toBe(200)

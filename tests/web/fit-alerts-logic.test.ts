@@ -5,7 +5,17 @@ import { alertRoute, alertsDeliverable } from '../../plugins/web/app/src/lib/ale
 
 describe('terminal fit', () => {
   it('finds the pane in a session snapshot by id, in cells', () => {
-    const snap = { layouts: [{ panes: [{ pane_id: 'w1:p1', rect: { x: 0, y: 0, width: 60, height: 40 } }, { pane_id: 'w1:p2', rect: { x: 61, y: 0, width: 59, height: 40 } }] }, { panes: [{ pane_id: 'work/w1:p1', rect: { x: 0, y: 0, width: 200, height: 50 } }] }] }
+    const snap = {
+      layouts: [
+        {
+          panes: [
+            { pane_id: 'w1:p1', rect: { x: 0, y: 0, width: 60, height: 40 } },
+            { pane_id: 'w1:p2', rect: { x: 61, y: 0, width: 59, height: 40 } },
+          ],
+        },
+        { panes: [{ pane_id: 'work/w1:p1', rect: { x: 0, y: 0, width: 200, height: 50 } }] },
+      ],
+    }
     expect(paneRect(snap, 'w1:p2')).toEqual({ cols: 59, rows: 40 })
     expect(paneRect(snap, 'work/w1:p1')).toEqual({ cols: 200, rows: 50 })
     expect(paneRect(snap, 'w9:p9')).toBeNull()

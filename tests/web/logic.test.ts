@@ -10,7 +10,13 @@ import { parsePairingInput } from '../../plugins/web/app/src/lib/pairing.ts'
 import { normalizeBaseUrl, upsertBridge, wsUrl } from '../../plugins/web/app/src/lib/bridges.ts'
 import { cacheControlOf, confine, contentTypeOf, isAppRoute } from '../../plugins/web/static.ts'
 
-const agent = (pane_id: string, attention_rank: number, recency_rank: number): Agent => ({ agent: 'claude', agent_status: ['blocked', 'done', 'working', 'idle', 'unknown'][attention_rank], attention_rank, recency_rank, pane_id })
+const agent = (pane_id: string, attention_rank: number, recency_rank: number): Agent => ({
+  agent: 'claude',
+  agent_status: ['blocked', 'done', 'working', 'idle', 'unknown'][attention_rank],
+  attention_rank,
+  recency_rank,
+  pane_id,
+})
 
 describe('inbox', () => {
   it('orders by (attention_rank, recency_rank) and groups consecutive ranks', () => {
@@ -61,7 +67,11 @@ describe('/events state machine', () => {
 })
 
 describe('transcript reducer', () => {
-  const entry = (seq: number, extra: object = {}) => ({ type: 'entry', live: false, entry: { id: `u${seq}#0`, seq, role: 'assistant', kind: 'message', text: `m${seq}`, ...extra } })
+  const entry = (seq: number, extra: object = {}) => ({
+    type: 'entry',
+    live: false,
+    entry: { id: `u${seq}#0`, seq, role: 'assistant', kind: 'message', text: `m${seq}`, ...extra },
+  })
 
   it('dedupes by seq, keeps order, pages older, resets on a new session', () => {
     let st = emptyTranscript()
@@ -92,7 +102,20 @@ describe('transcript reducer', () => {
 
 describe('diff', () => {
   it('parses hunks with new-side line numbers and finds the gap above each', () => {
-    const d = ['diff --git a/f b/f', '--- a/f', '+++ b/f', '@@ -27,7 +27,7 @@ x', ' line 27', '-line 30', '+line 30 changed', ' line 31', '@@ -50,2 +50,3 @@', ' a', '+b', ' c'].join('\n')
+    const d = [
+      'diff --git a/f b/f',
+      '--- a/f',
+      '+++ b/f',
+      '@@ -27,7 +27,7 @@ x',
+      ' line 27',
+      '-line 30',
+      '+line 30 changed',
+      ' line 31',
+      '@@ -50,2 +50,3 @@',
+      ' a',
+      '+b',
+      ' c',
+    ].join('\n')
     const { meta, hunks } = parseDiff(d)
     expect(meta).toEqual(['diff --git a/f b/f', '--- a/f', '+++ b/f'])
     expect(hunks.map((h) => [h.newStart, h.newCount, h.lines.length])).toEqual([

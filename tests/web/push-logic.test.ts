@@ -11,7 +11,13 @@ import { composeAlert } from '../../plugins/push/compose.ts'
 import { alertMessages, dismissMessage, DEFAULT_ANDROID_CHANNELS } from '../../plugins/notify-fcm/messages.ts'
 
 // What FCM hands the worker as the push's JSON body: the message's data plus FCM's own keys.
-const envelope = (data: Record<string, string>, notification?: { title: string; body: string }) => ({ data, ...(notification ? { notification } : {}), from: '123456789012', fcmMessageId: 'm1', priority: 'high' })
+const envelope = (data: Record<string, string>, notification?: { title: string; body: string }) => ({
+  data,
+  ...(notification ? { notification } : {}),
+  from: '123456789012',
+  fcmMessageId: 'm1',
+  priority: 'high',
+})
 
 const alertData = {
   type: 'alert',
@@ -70,7 +76,15 @@ describe('push worker: message → action', () => {
   })
 
   it("handles the bridge's own messages: the alert pair draws once, the dismiss closes the same tag", () => {
-    const alert = composeAlert({ serverId: 'srv-9', serverName: 'box', pane: 'work/w1:p3', status: 'blocked', seq: 4, agentTitle: 'build', card: { question: 'Allow?', options: [{ index: 1, label: 'Yes', selected: true }] } })
+    const alert = composeAlert({
+      serverId: 'srv-9',
+      serverName: 'box',
+      pane: 'work/w1:p3',
+      status: 'blocked',
+      seq: 4,
+      agentTitle: 'build',
+      card: { question: 'Allow?', options: [{ index: 1, label: 'Yes', selected: true }] },
+    })
     const [os, app] = alertMessages('tok', alert, DEFAULT_ANDROID_CHANNELS)
     const acts = [os, app].map((m) => pushAction(envelope(m.data as Record<string, string>), false))
     expect(acts[0].do).toBe('ignore')
@@ -142,7 +156,17 @@ describe('plain panes', () => {
 })
 
 describe('push worker: standard Web Push messages', () => {
-  const alert = { type: 'alert', tag: 'srv-1/w1:p2', title: 'desk · fix tests', body: 'Needs you', status: 'blocked', pane: 'w1:p2', agent: 'claude', server_id: 'srv-1', url: '/#/open/srv-1/w1%3Ap2' }
+  const alert = {
+    type: 'alert',
+    tag: 'srv-1/w1:p2',
+    title: 'desk · fix tests',
+    body: 'Needs you',
+    status: 'blocked',
+    pane: 'w1:p2',
+    agent: 'claude',
+    server_id: 'srv-1',
+    url: '/#/open/srv-1/w1%3Ap2',
+  }
 
   it('draws an alert with its tag and the pane link, and offers Approve only with a seq and a confirm label', () => {
     expect(pushAction(alert, false)).toEqual({
@@ -166,7 +190,10 @@ describe('push worker: standard Web Push messages', () => {
   })
 
   it('routes Approve only to the bridge with that server id and says what happened', () => {
-    const list = [{ server_id: 'a', url: 'http://a' }, { server_id: 'b', url: 'http://b' }]
+    const list = [
+      { server_id: 'a', url: 'http://a' },
+      { server_id: 'b', url: 'http://b' },
+    ]
     expect(bridgeForServer(list, 'b')?.url).toBe('http://b')
     expect(bridgeForServer(list, 'c')).toBeUndefined()
     expect(bridgeForServer(list, '')).toBeUndefined()

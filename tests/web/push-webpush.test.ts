@@ -86,10 +86,15 @@ describe('web push without Firebase', () => {
   it("the push worker shows the bridge's decrypted alert with its tag, offers Approve, and closes it on the dismissal", async () => {
     // The bridge's real message for a subscription the test holds, decrypted as the browser would.
     const keys = browserKeys()
-    const sub = await bridge.request('/webpush/subscribe', { method: 'POST', token: device.bearer, json: { endpoint: `${svc.url}/sw-test`, keys: { p256dh: keys.p256dh, auth: keys.auth } } })
+    const sub = await bridge.request('/webpush/subscribe', {
+      method: 'POST',
+      token: device.bearer,
+      json: { endpoint: `${svc.url}/sw-test`, keys: { p256dh: keys.p256dh, auth: keys.auth } },
+    })
     expect(sub.status).toBe(200)
     const sid = bridge.bridge.ctx.config.server_id
-    const publish = (status: string) => bridge.bridge.ctx.bus.publish('multiplexer', 'pane_agent_status_changed', { pane_id: 'w1:p1', workspace_id: 'w1', agent: 'claude', agent_status: status, session: 'default' })
+    const publish = (status: string) =>
+      bridge.bridge.ctx.bus.publish('multiplexer', 'pane_agent_status_changed', { pane_id: 'w1:p1', workspace_id: 'w1', agent: 'claude', agent_status: status, session: 'default' })
     publish('blocked')
     const alertReq = await svc.waitFor((r) => r.path === '/sw-test')
     const alert = decrypt(alertReq.body, keys)

@@ -63,9 +63,12 @@ try {
   await shoot('pair')
   await page.goto(link)
   await page.getByRole('button', { name: 'Pair', exact: true }).click()
-  await page.locator('.conn-live').waitFor().catch(async (err) => {
-    throw new Error(`${err.message}\n${await page.locator('#content').innerText()}`)
-  })
+  await page
+    .locator('.conn-live')
+    .waitFor()
+    .catch(async (err) => {
+      throw new Error(`${err.message}\n${await page.locator('#content').innerText()}`)
+    })
   await until(async () => (await page.locator('.agent-row').count()) >= 5, 'the demo agents')
   await until(async () => (await page.locator('.subs').count()) >= 1, 'the subagent count')
   await shoot('inbox')
@@ -78,18 +81,18 @@ try {
   await page.locator('button.option[data-default="true"]').waitFor()
   await shoot('card-blocked')
 
-  await page.goto(base + '/' + (href('question', 'terminal')))
+  await page.goto(base + '/' + href('question', 'terminal'))
   await page.locator('.term-status', { hasText: 'watching' }).waitFor()
   await until(async () => ((await page.locator('.xterm-rows').textContent()) ?? '').includes('Esc to cancel'), 'the TUI in the terminal')
   await shoot('terminal')
 
   await page.goto(base + '/#/')
-  await page.goto(base + '/' + (href('busy', 'transcript')))
+  await page.goto(base + '/' + href('busy', 'transcript'))
   await page.getByRole('log').locator('.msg.tool').nth(2).waitFor({ timeout: 60_000 })
   await shoot('transcript', () => page.getByRole('log').evaluate((el) => el.querySelector('.transcript-scroll, .msg:last-child')?.scrollIntoView({ block: 'end' })))
 
   await page.goto(base + '/#/')
-  await page.goto(base + '/' + (href('busy', 'diff')))
+  await page.goto(base + '/' + href('busy', 'diff'))
   const file = page.locator('details.file', { hasText: 'src/checkout.ts' })
   await file.waitFor()
   await file.getByRole('button', { name: /Show lines above/ }).click()

@@ -31,7 +31,14 @@ async function openWith(origin: string, bridges: Array<{ url: string; bearer: st
 beforeAll(async () => {
   ensureBuilt()
   stack = await startStack()
-  blocked = (await stack.sim.request('sim.create_agent_pane', { kind: 'claude', cwd: stack.home, label: 'api', script: { start: 'permission', work_ms: 300, default_reply: 'All tests pass.' } })).pane.pane_id
+  blocked = (
+    await stack.sim.request('sim.create_agent_pane', {
+      kind: 'claude',
+      cwd: stack.home,
+      label: 'api',
+      script: { start: 'permission', work_ms: 300, default_reply: 'All tests pass.' },
+    })
+  ).pane.pane_id
   // A bridge with no herdr anywhere near it.
   lonely = await startBridge()
   browser = await launch()
@@ -89,7 +96,9 @@ describe('web client states', () => {
     const state = page.locator('[data-state="no-herdr"]')
     await state.waitFor()
     const text = (await state.locator('p').first().textContent())!
-    expect(text).toMatch(/^the bridge is up but reaches no herdr session: cannot reach herdr at \/\S+herdr\.sock: ENOENT; start herdr on this machine \(or point the bridge at it\) and this clears by itself$/)
+    expect(text).toMatch(
+      /^the bridge is up but reaches no herdr session: cannot reach herdr at \/\S+herdr\.sock: ENOENT; start herdr on this machine \(or point the bridge at it\) and this clears by itself$/,
+    )
     expect(await page.locator('.conn').textContent()).toBe('no herdr')
   })
 
@@ -106,7 +115,10 @@ describe('web client states', () => {
     const deadline = Date.now() + 20_000
     let settled = false
     while (Date.now() < deadline && !settled) {
-      const seen = await page.evaluate(() => ({ badge: document.querySelector('.agent-head .badge')?.textContent ?? '', options: document.querySelectorAll('button.option').length }))
+      const seen = await page.evaluate(() => ({
+        badge: document.querySelector('.agent-head .badge')?.textContent ?? '',
+        options: document.querySelectorAll('button.option').length,
+      }))
       if (seen.options === 0) {
         expect(seen.badge).not.toBe('blocked')
         settled = seen.badge === 'idle' || seen.badge === 'done'

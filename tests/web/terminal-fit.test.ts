@@ -48,14 +48,23 @@ beforeAll(async () => {
     kind: 'claude',
     cwd: stack.home,
     label: 'tui',
-    script: { start: 'idle', history: [{ role: 'user', text: 'Draw the box' }, { role: 'assistant', text: 'Here it is.' }] },
+    script: {
+      start: 'idle',
+      history: [
+        { role: 'user', text: 'Draw the box' },
+        { role: 'assistant', text: 'Here it is.' },
+      ],
+    },
   })
   pane = created.pane.pane_id
   browser = await launch()
   page = browser.page
   await page.goto(stack.bridge.url + '/')
   const d = await stack.bridge.pair('fit browser')
-  await page.evaluate((b) => localStorage.setItem('herdr-bridge.bridges.v1', JSON.stringify([{ key: 'b1', url: b.url, bearer: b.bearer, name: 'fit', server_id: '', device_id: '' }])), { url: stack.bridge.url, bearer: d.bearer })
+  await page.evaluate(
+    (b) => localStorage.setItem('herdr-bridge.bridges.v1', JSON.stringify([{ key: 'b1', url: b.url, bearer: b.bearer, name: 'fit', server_id: '', device_id: '' }])),
+    { url: stack.bridge.url, bearer: d.bearer },
+  )
 })
 
 afterAll(async () => {
@@ -100,10 +109,13 @@ describe('terminal fit', () => {
     ]) {
       await page.setViewportSize({ width, height })
       await expect
-        .poll(async () => {
-          const at = await lastRow()
-          return at.bottom <= Math.min(at.boxBottom + 0.5, at.viewport) && at.top >= at.boxTop - 0.5 && !at.pageScrolls && at.keybarInside
-        }, { timeout: 10_000 })
+        .poll(
+          async () => {
+            const at = await lastRow()
+            return at.bottom <= Math.min(at.boxBottom + 0.5, at.viewport) && at.top >= at.boxTop - 0.5 && !at.pageScrolls && at.keybarInside
+          },
+          { timeout: 10_000 },
+        )
         .toBe(true)
     }
     expect(await paneCols()).toBe(120)

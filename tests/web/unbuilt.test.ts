@@ -25,7 +25,8 @@ it('serves a page saying to run npm run build:web, and 404 for assets', async ()
     expect(res.headers.get('cache-control')).toBe('no-cache')
     expect(await res.text()).toContain('<code>npm run build:web</code>')
   }
-  for (const path of ['/assets/index.js', '/sw.js', '/firebase-messaging-sw.js', '/manifest.webmanifest']) expect([path, (await fetch(bridge.url + path)).status]).toEqual([path, 404])
+  for (const path of ['/assets/index.js', '/sw.js', '/firebase-messaging-sw.js', '/manifest.webmanifest'])
+    expect([path, (await fetch(bridge.url + path)).status]).toEqual([path, 404])
   // The API is unaffected.
   expect((await bridge.request('/info')).status).toBe(200)
 })

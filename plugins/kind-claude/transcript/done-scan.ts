@@ -46,7 +46,8 @@ export function observeLine(state: DoneState, line: string): void {
   }
   if (line.includes('"tool_use"') && (line.includes('"Task"') || line.includes('"Agent"'))) {
     for (const b of blocksOf(line, 'assistant')) {
-      if (b.type === 'tool_use' && (b.name === 'Task' || b.name === 'Agent') && typeof b.id === 'string' && isObj(b.input) && b.input.run_in_background === false) state.sync.add(b.id)
+      if (b.type === 'tool_use' && (b.name === 'Task' || b.name === 'Agent') && typeof b.id === 'string' && isObj(b.input) && b.input.run_in_background === false)
+        state.sync.add(b.id)
     }
   }
   if (state.sync.size && line.includes('"tool_result"')) {

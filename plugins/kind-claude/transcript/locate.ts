@@ -81,7 +81,11 @@ async function recordedCwd(path: string): Promise<string | undefined> {
   try {
     const buf = Buffer.allocUnsafe(256 << 10)
     const { bytesRead } = await fh.read(buf, 0, buf.length, 0)
-    const lines = buf.toString('utf8', 0, bytesRead).split('\n').filter((l) => l.trim()).slice(0, 10)
+    const lines = buf
+      .toString('utf8', 0, bytesRead)
+      .split('\n')
+      .filter((l) => l.trim())
+      .slice(0, 10)
     for (const l of lines) {
       try {
         const o = JSON.parse(l)

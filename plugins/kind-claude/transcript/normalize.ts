@@ -1,5 +1,25 @@
 /** One claude JSONL line → 0..n entries (reference-facts §5.2). Never throws. */
-import { normalizeJsonLine, basename, cap, capRunes, isObj, oneLine, str, stripAnsi, OUTPUT_CAP, SUBTITLE_CAP, SUMMARY_CAP, TEXT_CAP, type RawEntry, type Role, type ToolInfo, type ToolResult, diffForEdit, diffForWrite, diffFromStructuredPatch } from '../../../lib/kit.ts'
+import {
+  normalizeJsonLine,
+  basename,
+  cap,
+  capRunes,
+  isObj,
+  oneLine,
+  str,
+  stripAnsi,
+  OUTPUT_CAP,
+  SUBTITLE_CAP,
+  SUMMARY_CAP,
+  TEXT_CAP,
+  type RawEntry,
+  type Role,
+  type ToolInfo,
+  type ToolResult,
+  diffForEdit,
+  diffForWrite,
+  diffFromStructuredPatch,
+} from '../../../lib/kit.ts'
 
 const DROPPED = new Set([
   'ai-title',

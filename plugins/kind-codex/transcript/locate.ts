@@ -32,7 +32,11 @@ async function names(dir: string): Promise<string[]> {
 
 /** Day folders (YYYY/MM/DD) newest first, then the top level for older builds. */
 async function* rolloutDirs(root: string): AsyncGenerator<string> {
-  const desc = (a: string[]) => a.filter((n) => /^\d+$/.test(n)).sort().reverse()
+  const desc = (a: string[]) =>
+    a
+      .filter((n) => /^\d+$/.test(n))
+      .sort()
+      .reverse()
   let days = 0
   for (const y of desc(await names(root)))
     for (const m of desc(await names(join(root, y))))
@@ -87,7 +91,10 @@ async function newestForCwd(host: TranscriptHost, cwds: string[]) {
   let seen = 0
   let best: { sessionId: string; path: string; mtime: number } | null = null
   for await (const dir of rolloutDirs(root)) {
-    const files = (await names(dir)).filter((n) => ROLLOUT.test(n)).sort().reverse()
+    const files = (await names(dir))
+      .filter((n) => ROLLOUT.test(n))
+      .sort()
+      .reverse()
     for (const name of files) {
       if (++seen > MAX_CWD_CANDIDATES) return pick(best)
       const p = join(dir, name)

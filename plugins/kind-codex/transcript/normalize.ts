@@ -117,7 +117,7 @@ function item(p: Record<string, any>, t: string | undefined): RawEntry[] {
       return message(p, base)
     case 'reasoning': {
       // Only the readable summary; the reasoning itself is encrypted.
-      const parts = Array.isArray(p.summary) ? p.summary.map((s: any) => (isObj(s) ? str(s.text) ?? '' : '')).filter((s: string) => s.trim()) : []
+      const parts = Array.isArray(p.summary) ? p.summary.map((s: any) => (isObj(s) ? (str(s.text) ?? '') : '')).filter((s: string) => s.trim()) : []
       return parts.length ? [{ ...base, role: 'assistant', kind: 'thinking', text: body(parts.join('\n\n')), parsed: true }] : []
     }
     case 'function_call':
@@ -262,7 +262,7 @@ export function toolResult(callId: string, out: unknown): ToolResult {
     }
   } else if (Array.isArray(out)) {
     text = out
-      .map((c) => (isObj(c) ? (c.type === 'input_image' ? '[image]' : str(c.text) ?? '') : ''))
+      .map((c) => (isObj(c) ? (c.type === 'input_image' ? '[image]' : (str(c.text) ?? '')) : ''))
       .filter(Boolean)
       .join('\n')
   } else if (isObj(out)) {

@@ -3,7 +3,23 @@
  * writing it: text and reasoning once their `time.end` is set (or the message completed), a
  * tool's call once its input is known (running), its result once it completed or failed.
  */
-import { basename, cap, capRunes, compact, diffForEdit, diffForWrite, isObj, oneLine, str, stripAnsi, OUTPUT_CAP, SUMMARY_CAP, TEXT_CAP, type RawEntry, type ToolInfo } from '../../../lib/kit.ts'
+import {
+  basename,
+  cap,
+  capRunes,
+  compact,
+  diffForEdit,
+  diffForWrite,
+  isObj,
+  oneLine,
+  str,
+  stripAnsi,
+  OUTPUT_CAP,
+  SUMMARY_CAP,
+  TEXT_CAP,
+  type RawEntry,
+  type ToolInfo,
+} from '../../../lib/kit.ts'
 
 export interface StoredMessage {
   id: string
@@ -65,9 +81,11 @@ function toolEntries(part: Record<string, any>, base: (suffix?: string) => { id:
   const status = str(state.status)
   if (status !== 'running' && status !== 'completed' && status !== 'error') return []
   const callId = str(part.callID) ?? str(part.id) ?? ''
-  const out: PartEntry[] = [{ key: `${part.id}:call`, entry: { ...base(), role: 'assistant', kind: 'tool_call', tool: toolInfo(callId, str(part.tool) ?? '', state), parsed: true } }]
+  const out: PartEntry[] = [
+    { key: `${part.id}:call`, entry: { ...base(), role: 'assistant', kind: 'tool_call', tool: toolInfo(callId, str(part.tool) ?? '', state), parsed: true } },
+  ]
   if (status === 'completed' || status === 'error') {
-    const raw = status === 'error' ? str(state.error) ?? '' : str(state.output) ?? ''
+    const raw = status === 'error' ? (str(state.error) ?? '') : (str(state.output) ?? '')
     const text = stripAnsi(raw).trim()
     const result: NonNullable<RawEntry['result']> = { for_id: callId, ok: status === 'completed' }
     if (text) {
@@ -94,7 +112,12 @@ function toolInfo(id: string, name: string, state: Record<string, any>): ToolInf
   if (file) {
     tool.file = basename(file)
     tool.input_summary = oneLine(file, SUMMARY_CAP)
-    const d = name === 'edit' && typeof input.oldString === 'string' && typeof input.newString === 'string' ? diffForEdit(input.oldString, input.newString) : name === 'write' && typeof input.content === 'string' ? diffForWrite(input.content) : undefined
+    const d =
+      name === 'edit' && typeof input.oldString === 'string' && typeof input.newString === 'string'
+        ? diffForEdit(input.oldString, input.newString)
+        : name === 'write' && typeof input.content === 'string'
+          ? diffForWrite(input.content)
+          : undefined
     if (d) {
       tool.diff = d.diff
       if (d.truncated) tool.diff_truncated = true

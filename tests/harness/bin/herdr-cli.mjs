@@ -13,7 +13,29 @@ import readline from 'node:readline'
 
 const PROTOCOL = 20
 const VERSION = '0.8.0'
-const KINDS = ['pi', 'claude', 'codex', 'gemini', 'cursor', 'devin', 'agy', 'cline', 'omp', 'mastracode', 'opencode', 'copilot', 'kimi', 'kiro', 'droid', 'amp', 'grok', 'hermes', 'kilo', 'qodercli', 'maki']
+const KINDS = [
+  'pi',
+  'claude',
+  'codex',
+  'gemini',
+  'cursor',
+  'devin',
+  'agy',
+  'cline',
+  'omp',
+  'mastracode',
+  'opencode',
+  'copilot',
+  'kimi',
+  'kiro',
+  'droid',
+  'amp',
+  'grok',
+  'hermes',
+  'kilo',
+  'qodercli',
+  'maki',
+]
 
 // --- paths ------------------------------------------------------------------------------
 

@@ -154,7 +154,8 @@ async function runTool(tool: ToolStep, gen: number): Promise<boolean> {
     const choice = await new Promise<number>((decide) => setScreen({ kind: 'permission', tool, selected: 0, decide }))
     if (gen !== generation) return false
     if (choice === 2) {
-      const msg = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed."
+      const msg =
+        "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed."
       transcript.toolResult(id, msg, true)
       conversation.push('  ⎿  User rejected the tool use', '')
       setScreen({ kind: 'idle' })
@@ -258,8 +259,16 @@ function tokenize(data: string): Key[] {
     }
     const rest = data.slice(i)
     const seqs: Array<[string, string]> = [
-      ['\x1b[200~', 'paste-start'], ['\x1b[Z', 'shift+tab'], ['\x1b[A', 'up'], ['\x1b[B', 'down'], ['\x1bOA', 'up'],
-      ['\x1bOB', 'down'], ['\x1b[C', 'right'], ['\x1b[D', 'left'], ['\x1bOC', 'right'], ['\x1bOD', 'left'],
+      ['\x1b[200~', 'paste-start'],
+      ['\x1b[Z', 'shift+tab'],
+      ['\x1b[A', 'up'],
+      ['\x1b[B', 'down'],
+      ['\x1bOA', 'up'],
+      ['\x1bOB', 'down'],
+      ['\x1b[C', 'right'],
+      ['\x1b[D', 'left'],
+      ['\x1bOC', 'right'],
+      ['\x1bOD', 'left'],
     ]
     const hit = seqs.find(([s]) => rest.startsWith(s))
     if (hit) {

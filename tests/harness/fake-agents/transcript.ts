@@ -85,7 +85,17 @@ export class Transcript {
     const dir = path.join(this.file.replace(/\.jsonl$/, ''), 'subagents')
     fs.mkdirSync(dir, { recursive: true })
     fs.writeFileSync(path.join(dir, `agent-${agentId}.meta.json`), JSON.stringify({ toolUseId, agentType: meta.agentType, description: meta.description, spawnDepth: 1 }))
-    const line = { parentUuid: null, isSidechain: true, agentId, cwd: this.cwd, sessionId: this.sessionId, type: 'user', message: { role: 'user', content: meta.prompt }, uuid: `${agentId}-1`, timestamp: new Date().toISOString() }
+    const line = {
+      parentUuid: null,
+      isSidechain: true,
+      agentId,
+      cwd: this.cwd,
+      sessionId: this.sessionId,
+      type: 'user',
+      message: { role: 'user', content: meta.prompt },
+      uuid: `${agentId}-1`,
+      timestamp: new Date().toISOString(),
+    }
     fs.appendFileSync(path.join(dir, `agent-${agentId}.jsonl`), `${JSON.stringify(line)}\n`)
   }
 

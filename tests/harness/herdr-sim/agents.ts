@@ -5,8 +5,27 @@ import type { AgentState, AgentStatus, Pane, SessionState } from './state.ts'
 
 // Kinds `agent.start` accepts and that herdr ships integrations for (protocol doc 3.6).
 export const AGENT_KINDS = [
-  'pi', 'claude', 'codex', 'gemini', 'cursor', 'devin', 'agy', 'cline', 'omp', 'mastracode', 'opencode',
-  'copilot', 'kimi', 'kiro', 'droid', 'amp', 'grok', 'hermes', 'kilo', 'qodercli', 'maki',
+  'pi',
+  'claude',
+  'codex',
+  'gemini',
+  'cursor',
+  'devin',
+  'agy',
+  'cline',
+  'omp',
+  'mastracode',
+  'opencode',
+  'copilot',
+  'kimi',
+  'kiro',
+  'droid',
+  'amp',
+  'grok',
+  'hermes',
+  'kilo',
+  'qodercli',
+  'maki',
 ]
 
 // Agents whose session reference herdr stores as a file path rather than an id.

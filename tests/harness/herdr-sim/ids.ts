@@ -40,9 +40,7 @@ export function newTerminalId(): string {
 }
 
 export type WorkspaceRef = { kind: 'id'; id: string } | { kind: 'position'; index: number }
-export type TabRef =
-  | { kind: 'number'; ws: WorkspaceRef; n: number }
-  | { kind: 'position'; ws: WorkspaceRef; index: number }
+export type TabRef = { kind: 'number'; ws: WorkspaceRef; n: number } | { kind: 'position'; ws: WorkspaceRef; index: number }
 export type PaneRef = { kind: 'number'; ws: WorkspaceRef; n: number } | { kind: 'raw'; n: number }
 
 // `w1`, a bare 1-based display position `"1"`, or the legacy `w_<n>`.

@@ -42,7 +42,7 @@ function tabInfo(s: SessionState, tab: Tab): Record<string, unknown> {
     workspace_id: ws.id,
     number: tab.num,
     // Unnamed tabs are labelled with their 1-based position, which moves as tabs close.
-    label: tab.label ?? String((ws.tabs.indexOf(tab) + 1) || ws.tabs.length + 1),
+    label: tab.label ?? String(ws.tabs.indexOf(tab) + 1 || ws.tabs.length + 1),
     focused: s.activeWs === ws && ws.activeTab === tab,
     pane_count: tab.panes.length,
     agent_status: rollup(tab.panes),

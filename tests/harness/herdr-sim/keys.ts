@@ -9,25 +9,47 @@ export interface ParsedKey {
 }
 
 const NAMED = new Map<string, string>([
-  ['enter', 'enter'], ['return', 'enter'],
-  ['esc', 'esc'], ['escape', 'esc'],
+  ['enter', 'enter'],
+  ['return', 'enter'],
+  ['esc', 'esc'],
+  ['escape', 'esc'],
   ['tab', 'tab'],
-  ['backspace', 'backspace'], ['bs', 'backspace'],
+  ['backspace', 'backspace'],
+  ['bs', 'backspace'],
   ['space', ' '],
-  ['left', 'left'], ['right', 'right'], ['up', 'up'], ['down', 'down'],
+  ['left', 'left'],
+  ['right', 'right'],
+  ['up', 'up'],
+  ['down', 'down'],
 ])
 
 const PUNCTUATION = new Map<string, string>([
-  ['minus', '-'], ['plus', '+'], ['comma', ','], ['period', '.'], ['slash', '/'],
-  ['backslash', '\\'], ['quote', "'"], ['double_quote', '"'], ['double-quote', '"'],
-  ['semicolon', ';'], ['colon', ':'], ['percent', '%'], ['ampersand', '&'], ['backtick', '`'],
+  ['minus', '-'],
+  ['plus', '+'],
+  ['comma', ','],
+  ['period', '.'],
+  ['slash', '/'],
+  ['backslash', '\\'],
+  ['quote', "'"],
+  ['double_quote', '"'],
+  ['double-quote', '"'],
+  ['semicolon', ';'],
+  ['colon', ':'],
+  ['percent', '%'],
+  ['ampersand', '&'],
+  ['backtick', '`'],
 ])
 
 const MODIFIERS = new Map<string, keyof Omit<ParsedKey, 'base'> | 'hyper'>([
-  ['ctrl', 'ctrl'], ['control', 'ctrl'],
+  ['ctrl', 'ctrl'],
+  ['control', 'ctrl'],
   ['shift', 'shift'],
-  ['alt', 'alt'], ['option', 'alt'], ['meta', 'alt'],
-  ['cmd', 'superKey'], ['command', 'superKey'], ['super', 'superKey'],
+  ['alt', 'alt'],
+  ['option', 'alt'],
+  ['meta', 'alt'],
+  ['cmd', 'superKey'],
+  ['command', 'superKey'],
+  ['super', 'superKey'],
   ['hyper', 'hyper'],
 ])
 
@@ -89,8 +111,18 @@ export interface KeyModes {
 
 const ESC = '\x1b'
 const F_KEYS: Record<string, string> = {
-  f1: 'P', f2: 'Q', f3: 'R', f4: 'S',
-  f5: '15', f6: '17', f7: '18', f8: '19', f9: '20', f10: '21', f11: '23', f12: '24',
+  f1: 'P',
+  f2: 'Q',
+  f3: 'R',
+  f4: 'S',
+  f5: '15',
+  f6: '17',
+  f7: '18',
+  f8: '19',
+  f9: '20',
+  f10: '21',
+  f11: '23',
+  f12: '24',
 }
 const ARROWS: Record<string, string> = { up: 'A', down: 'B', right: 'C', left: 'D' }
 
@@ -115,11 +147,19 @@ export function encodeKey(k: ParsedKey, modes: KeyModes): string {
   if (/^f[0-9]+$/.test(k.base)) return ''
   let seq: string
   switch (k.base) {
-    case 'enter': seq = '\r'; break
-    case 'tab': return k.shift ? `${ESC}[Z` : k.alt ? `${ESC}\t` : '\t'
-    case 'esc': seq = ESC; break
-    case 'backspace': seq = k.ctrl ? '\x08' : '\x7f'; break
-    default: seq = encodeChar(k)
+    case 'enter':
+      seq = '\r'
+      break
+    case 'tab':
+      return k.shift ? `${ESC}[Z` : k.alt ? `${ESC}\t` : '\t'
+    case 'esc':
+      seq = ESC
+      break
+    case 'backspace':
+      seq = k.ctrl ? '\x08' : '\x7f'
+      break
+    default:
+      seq = encodeChar(k)
   }
   return k.alt ? ESC + seq : seq
 }
@@ -130,7 +170,7 @@ function encodeChar(k: ParsedKey): string {
     const lower = ch.toLowerCase()
     if (/^[a-z]$/.test(lower)) return String.fromCharCode(lower.charCodeAt(0) - 96)
     if (ch === ' ' || ch === '@' || ch === '2') return '\x00'
-    const table: Record<string, string> = { '[': ESC, '\\': '\x1c', ']': '\x1d', '^': '\x1e', '_': '\x1f', '/': '\x1f', '?': '\x7f' }
+    const table: Record<string, string> = { '[': ESC, '\\': '\x1c', ']': '\x1d', '^': '\x1e', _: '\x1f', '/': '\x1f', '?': '\x7f' }
     if (ch in table) return table[ch]
   }
   if (k.shift && /^[a-z]$/.test(ch)) ch = ch.toUpperCase()

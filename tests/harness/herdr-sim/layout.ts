@@ -9,9 +9,7 @@ export interface Rect {
 
 export type Direction = 'right' | 'down'
 
-export type LayoutNode<P> =
-  | { kind: 'leaf'; pane: P }
-  | { kind: 'split'; direction: Direction; ratio: number; first: LayoutNode<P>; second: LayoutNode<P> }
+export type LayoutNode<P> = { kind: 'leaf'; pane: P } | { kind: 'split'; direction: Direction; ratio: number; first: LayoutNode<P>; second: LayoutNode<P> }
 
 export function leaf<P>(pane: P): LayoutNode<P> {
   return { kind: 'leaf', pane }

@@ -57,7 +57,10 @@ function parseArgs(argv: string[]): Args {
     else if (a === '--cwd') out.cwd = path.resolve(value())
     else if (a === '--shim-dir') out.shimDir = path.resolve(value())
     else if (a === '--initial-workspace') out.initialWorkspace = true
-    else if (a === '--agent-kinds') out.agentKinds = value().split(',').filter((k) => /^[a-z][a-z0-9-]*$/.test(k))
+    else if (a === '--agent-kinds')
+      out.agentKinds = value()
+        .split(',')
+        .filter((k) => /^[a-z][a-z0-9-]*$/.test(k))
     else if (a === '--size') {
       const m = /^([0-9]+)x([0-9]+)$/.exec(value())
       if (!m) throw new Error('--size wants COLSxROWS')

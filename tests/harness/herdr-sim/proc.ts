@@ -44,7 +44,10 @@ export function processCwd(pid: number): string | undefined {
 
 function processArgv(pid: number): string[] {
   try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((a, i, all) => a !== '' || i < all.length - 1)
+    return fs
+      .readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      .split('\0')
+      .filter((a, i, all) => a !== '' || i < all.length - 1)
   } catch {
     return []
   }

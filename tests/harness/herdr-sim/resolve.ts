@@ -63,10 +63,5 @@ export function agentPaneOrThrow(s: SessionState, target: string): Pane {
 /** For `terminal session observe|control`: a terminal id, canonical pane id, agent name or label. */
 export function terminalTarget(s: SessionState, target: string): Pane | undefined {
   const panes = s.allPanes()
-  return (
-    panes.find((p) => p.terminalId === target) ??
-    panes.find((p) => p.id === target) ??
-    panes.find((p) => p.agentName === target) ??
-    panes.find((p) => p.agentLabel === target)
-  )
+  return panes.find((p) => p.terminalId === target) ?? panes.find((p) => p.id === target) ?? panes.find((p) => p.agentName === target) ?? panes.find((p) => p.agentLabel === target)
 }

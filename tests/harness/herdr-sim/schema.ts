@@ -14,9 +14,7 @@ export const SCHEMA_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)
 export type SchemaKind = 'request' | 'success_response' | 'error_response' | 'event' | 'subscription_event'
 
 type AjvInstance = import('ajv').default
-const Ajv2020 = ((Ajv2020Module as unknown as { default?: unknown }).default ?? Ajv2020Module) as new (
-  opts: object,
-) => AjvInstance
+const Ajv2020 = ((Ajv2020Module as unknown as { default?: unknown }).default ?? Ajv2020Module) as new (opts: object) => AjvInstance
 
 interface Loaded {
   ajv: AjvInstance
@@ -120,10 +118,15 @@ export function describe(value: unknown): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'sequence'
   switch (typeof value) {
-    case 'string': return `string ${JSON.stringify(value)}`
-    case 'number': return Number.isInteger(value) ? `integer \`${value}\`` : `floating point \`${value}\``
-    case 'boolean': return `boolean \`${value}\``
-    case 'object': return 'map'
-    default: return String(value)
+    case 'string':
+      return `string ${JSON.stringify(value)}`
+    case 'number':
+      return Number.isInteger(value) ? `integer \`${value}\`` : `floating point \`${value}\``
+    case 'boolean':
+      return `boolean \`${value}\``
+    case 'object':
+      return 'map'
+    default:
+      return String(value)
   }
 }

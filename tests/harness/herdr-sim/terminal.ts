@@ -152,7 +152,10 @@ export class PaneTerminal {
     const buf = this.term.buffer.active
     if (source === 'visible' || source === 'detection') {
       const rows = trimTrailingBlank(this.rowRange(buf, buf.baseY, buf.baseY + this.rows), buf)
-      return keepLast(rows.map((i) => this.lineText(buf, i, ansi)), lines)
+      return keepLast(
+        rows.map((i) => this.lineText(buf, i, ansi)),
+        lines,
+      )
     }
     const n = Math.min(lines ?? 80, 1000)
     const all = trimTrailingBlank(this.rowRange(buf, 0, buf.length), buf)
@@ -202,7 +205,14 @@ export class PaneTerminal {
 
 function trimTrailingBlank(rows: number[], buf: IBuffer): number[] {
   let end = rows.length
-  while (end > 0 && (buf.getLine(rows[end - 1])?.translateToString(true).trim() ?? '') === '') end--
+  while (
+    end > 0 &&
+    (buf
+      .getLine(rows[end - 1])
+      ?.translateToString(true)
+      .trim() ?? '') === ''
+  )
+    end--
   return rows.slice(0, end)
 }
 
@@ -250,7 +260,9 @@ function styleOf(cell: IBufferCell): Style {
     cell.isInverse() ? '7' : '',
     cell.isInvisible() ? '8' : '',
     cell.isStrikethrough() ? '9' : '',
-  ].filter(Boolean).join(';')
+  ]
+    .filter(Boolean)
+    .join(';')
   return { fg: colorCode(cell, true), bg: colorCode(cell, false), flags }
 }
 

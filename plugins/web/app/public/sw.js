@@ -4,7 +4,12 @@ const CACHE = 'herdr-shell-v1'
 const SHELL = ['/', '/manifest.webmanifest', '/icons/icon.svg']
 
 self.addEventListener('install', (event) => {
-  event.waitUntil(caches.open(CACHE).then((c) => c.addAll(SHELL)).then(() => self.skipWaiting()))
+  event.waitUntil(
+    caches
+      .open(CACHE)
+      .then((c) => c.addAll(SHELL))
+      .then(() => self.skipWaiting()),
+  )
 })
 
 self.addEventListener('activate', (event) => {
@@ -53,7 +58,11 @@ self.addEventListener('notificationclick', (event) => {
     self.clients.matchAll({ type: 'window', includeUncontrolled: true }).then((list) => {
       const c = list[0]
       // navigate() refuses a window this worker does not control: open a new one then.
-      if (c) return c.navigate(target).then((w) => (w || c).focus()).catch(() => self.clients.openWindow(target))
+      if (c)
+        return c
+          .navigate(target)
+          .then((w) => (w || c).focus())
+          .catch(() => self.clients.openWindow(target))
       return self.clients.openWindow(target)
     }),
   )

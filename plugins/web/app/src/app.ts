@@ -41,9 +41,9 @@ function alertFor(b: SavedBridge, feed: FeedClient, f: any): void {
   const title = `${a ? agentTitle(a) : pane} is ${st}`
   toast(title, 'alert')
   if (document.visibilityState === 'hidden' && 'Notification' in window && Notification.permission === 'granted') {
-    void navigator.serviceWorker?.getRegistration().then((reg) =>
-      reg?.showNotification(title, { body: b.name, tag: `${b.server_id || b.key}/${pane}`, data: { url: agentHref(b.key, pane) } }),
-    )
+    void navigator.serviceWorker
+      ?.getRegistration()
+      .then((reg) => reg?.showNotification(title, { body: b.name, tag: `${b.server_id || b.key}/${pane}`, data: { url: agentHref(b.key, pane) } }))
   }
 }
 
@@ -94,26 +94,32 @@ export function App() {
   let body
   if (route.view === 'pair' || bridges.length === 0) {
     // Keyed by the link's code, so opening a pairing link fills the form even when it is already shown.
-    body = html`<${PairView} key=${route.view === 'pair' ? `${route.url ?? ''} ${route.code ?? ''}` : ''} initial=${route.view === 'pair' ? route : {}} hasBridges=${bridges.length > 0}
+    body = html`<${PairView}
+      key=${route.view === 'pair' ? `${route.url ?? ''} ${route.code ?? ''}` : ''}
+      initial=${route.view === 'pair' ? route : {}}
+      hasBridges=${bridges.length > 0}
       onPaired=${(b: Omit<SavedBridge, 'key'>) => {
         update(upsertBridge(bridges, b))
         location.hash = '#/'
-      }} />`
+      }}
+    />`
   } else if (route.view === 'agent') {
     const b = bridges.find((x) => x.key === route.bridge)
     const feed = b && feeds.get(b.key)
     const agent = feed?.snapshot.agents?.find((a) => a.pane_id === route.pane)
-    body = b && feed
-      ? html`<${AgentView} api=${feed.api} bridgeKey=${b.key} pane=${route.pane} tab=${route.tab} agent=${agent} plain=${isPlainPane(feed.snapshot, route.pane)} />`
-      : html`<main class="pane"><p>Unknown bridge. <a href="#/">Back to the inbox</a></p></main>`
+    body =
+      b && feed
+        ? html`<${AgentView} api=${feed.api} bridgeKey=${b.key} pane=${route.pane} tab=${route.tab} agent=${agent} plain=${isPlainPane(feed.snapshot, route.pane)} />`
+        : html`<main class="pane">
+            <p>Unknown bridge. <a href="#/">Back to the inbox</a></p>
+          </main>`
   } else if (route.view === 'open') {
     body = html`<${OpenFromNotification} bridges=${bridges} server=${route.server} pane=${route.pane} />`
   } else {
     body = html`<${InboxView} bridges=${bridges} feeds=${feeds} onRemove=${(key: string) => update(bridges.filter((x) => x.key !== key))} />`
   }
 
-  return html`
-    <a class="skip" href="#content">Skip to content</a>
+  return html` <a class="skip" href="#content">Skip to content</a>
     <header class="top">
       <a class="brand" href="#/">herdr</a>
       <nav class="row" aria-label="App">
@@ -122,9 +128,7 @@ export function App() {
       </nav>
     </header>
     <div id="content">${body}</div>
-    <div class="toasts" role="status" aria-live="polite">
-      ${currentToasts().map((t) => html`<div key=${t.id} class=${`toast toast-${t.kind}`}>${t.text}</div>`)}
-    </div>`
+    <div class="toasts" role="status" aria-live="polite">${currentToasts().map((t) => html`<div key=${t.id} class=${`toast toast-${t.kind}`}>${t.text}</div>`)}</div>`
 }
 
 function reportPush(r: SyncResult): void {
@@ -154,8 +158,14 @@ function PushButton({ config, bridges }: { config: PushConfig; bridges: SavedBri
       setBusy(false)
     }
   }
-  return html`<button class="ghost small push-toggle" disabled=${busy || on} onClick=${enable}
-    title="Get a notification on this device when an agent is blocked or done, even with this page closed">${busy ? 'Enabling push…' : on ? 'Push on' : 'Enable push'}</button>`
+  return html`<button
+    class="ghost small push-toggle"
+    disabled=${busy || on}
+    onClick=${enable}
+    title="Get a notification on this device when an agent is blocked or done, even with this page closed"
+  >
+    ${busy ? 'Enabling push…' : on ? 'Push on' : 'Enable push'}
+  </button>`
 }
 
 /** "Enable alerts" with standard Web Push: permission, the push worker, a subscription, then /webpush/subscribe. */
@@ -178,8 +188,14 @@ function WebPushButton({ vapid, bridges }: { vapid: string; bridges: SavedBridge
       setBusy(false)
     }
   }
-  return html`<button class="ghost small alerts-toggle" disabled=${busy || on} onClick=${enable}
-    title="Get a notification on this device when an agent is blocked or done, even with this page closed">${busy ? 'Enabling alerts…' : on ? 'Alerts on' : 'Enable alerts'}</button>`
+  return html`<button
+    class="ghost small alerts-toggle"
+    disabled=${busy || on}
+    onClick=${enable}
+    title="Get a notification on this device when an agent is blocked or done, even with this page closed"
+  >
+    ${busy ? 'Enabling alerts…' : on ? 'Alerts on' : 'Enable alerts'}
+  </button>`
 }
 
 /** `#/open/<server_id>/<pane>` from a push notification: the bridge whose server_id matches, never another. */
@@ -189,7 +205,9 @@ function OpenFromNotification({ bridges, server, pane }: { bridges: SavedBridge[
     if (b) location.replace(agentHref(b.key, pane))
   }, [b?.key, pane])
   if (b) return null
-  return html`<main class="pane"><p>This notification came from a bridge this browser is not paired with. <a href="#/">Back to the inbox</a></p></main>`
+  return html`<main class="pane">
+    <p>This notification came from a bridge this browser is not paired with. <a href="#/">Back to the inbox</a></p>
+  </main>`
 }
 
 /** The alerts control for the way alerts can be delivered; none when they cannot be. */

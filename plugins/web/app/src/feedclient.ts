@@ -101,7 +101,10 @@ export class FeedClient {
       await this.api.get('/info')
     } catch (err: any) {
       if (err?.status === 401) return this.setUnpaired()
-      return set('offline', err?.status === 0 ? `cannot reach ${this.api.bridge.url}: is the bridge running, and is this address reachable from this device?` : (err?.message ?? String(err)))
+      return set(
+        'offline',
+        err?.status === 0 ? `cannot reach ${this.api.bridge.url}: is the bridge running, and is this address reachable from this device?` : (err?.message ?? String(err)),
+      )
     }
     const ready = await this.api.readiness()
     if (!ready.ok) set('no-herdr', `the bridge is up but reaches no herdr session: ${ready.reason}`)

@@ -11,10 +11,13 @@ export function toast(text: string, kind: Toast['kind'] = 'info'): void {
   const t = { id: nextId++, text, kind }
   toasts = [...toasts, t].slice(-4)
   listeners.forEach((l) => l())
-  setTimeout(() => {
-    toasts = toasts.filter((x) => x !== t)
-    listeners.forEach((l) => l())
-  }, kind === 'info' ? 5000 : 10_000)
+  setTimeout(
+    () => {
+      toasts = toasts.filter((x) => x !== t)
+      listeners.forEach((l) => l())
+    },
+    kind === 'info' ? 5000 : 10_000,
+  )
 }
 
 export const currentToasts = () => toasts

@@ -53,7 +53,13 @@ function checkReady(pane: Pane): void {
 }
 
 export const agentMethods: MethodTable = {
-  'agent.list': (_p, { s }) => ({ type: 'agent_list', agents: s.allPanes().filter(hasAgent).map((p) => s.info.agent(p)) }),
+  'agent.list': (_p, { s }) => ({
+    type: 'agent_list',
+    agents: s
+      .allPanes()
+      .filter(hasAgent)
+      .map((p) => s.info.agent(p)),
+  }),
 
   'agent.get': (p, { s }) => ({ type: 'agent_info', agent: s.info.agent(agentPaneOrThrow(s, p.target)) }),
 

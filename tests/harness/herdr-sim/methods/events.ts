@@ -43,8 +43,7 @@ function statusEntry(s: SessionState, pane: Pane, filter: string | undefined, im
   const current = statusSnapshot(pane)
   let last = JSON.stringify(current)
   if (filter && current.agent_status === filter) immediate.push({ event: 'pane.agent_status_changed', data: current })
-  const accepts = (e: EventEnvelope): boolean =>
-    e.event === 'pane_agent_status_changed' && e.data.pane_id === pane.id && (!filter || e.data.agent_status === filter)
+  const accepts = (e: EventEnvelope): boolean => e.event === 'pane_agent_status_changed' && e.data.pane_id === pane.id && (!filter || e.data.agent_status === filter)
   return {
     poll() {
       if (pane.removed) return undefined
@@ -74,7 +73,9 @@ function outputEntry(pane: Pane, entry: { source: ReadSource; match: { type: 'su
     async poll() {
       if (pane.removed) return undefined
       const read = await readResult(pane, source, 'text', entry.lines)
-      const line = String(read.text).split('\n').find((l) => test(l))
+      const line = String(read.text)
+        .split('\n')
+        .find((l) => test(l))
       const matching = line !== undefined
       // Rising edge only: fire when the text starts matching, again only after a miss.
       const fire = matching && !wasMatching

@@ -208,7 +208,9 @@ export const paneMethods: MethodTable = {
     const deadline = p.timeout_ms != null ? Date.now() + p.timeout_ms : Infinity
     const check = async (): Promise<Result | undefined> => {
       const read = await readResult(pane, source, 'text', p.lines)
-      const line = String(read.text).split('\n').find((l) => test(l))
+      const line = String(read.text)
+        .split('\n')
+        .find((l) => test(l))
       if (line === undefined) return undefined
       return { type: 'output_matched', pane_id: pane.id, revision: 0, matched_line: line, read }
     }

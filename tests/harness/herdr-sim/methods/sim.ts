@@ -89,7 +89,13 @@ export const simMethods: MethodTable = {
   },
 
   /** Every pane process id, so a harness can verify teardown. */
-  'sim.pids': (_p, { s }) => ({ type: 'sim_pids', pids: s.allPanes().filter((x) => !x.terminal.exited).map((x) => x.terminal.pid) }),
+  'sim.pids': (_p, { s }) => ({
+    type: 'sim_pids',
+    pids: s
+      .allPanes()
+      .filter((x) => !x.terminal.exited)
+      .map((x) => x.terminal.pid),
+  }),
 
   /**
    * Creates a pane (a new workspace, or a tab in `workspace_id`, or a split of `split_pane_id`)

@@ -22,7 +22,12 @@ export class Api {
     } else if (init.type) headers['content-type'] = init.type
     let res: Response
     try {
-      res = await fetch(this.bridge.url + path, { method: init.method ?? (body !== undefined ? 'POST' : 'GET'), headers, body, signal: AbortSignal.timeout(init.timeoutMs ?? 15_000) })
+      res = await fetch(this.bridge.url + path, {
+        method: init.method ?? (body !== undefined ? 'POST' : 'GET'),
+        headers,
+        body,
+        signal: AbortSignal.timeout(init.timeoutMs ?? 15_000),
+      })
     } catch (err) {
       throw new ApiError(0, `${this.bridge.name || this.bridge.url} is unreachable`)
     }
@@ -62,7 +67,12 @@ export class Api {
 export async function pair(base: string, code: string, deviceName: string): Promise<{ id: string; bearer: string; name: string; server_id?: string; server_name?: string }> {
   let res: Response
   try {
-    res = await fetch(base + '/pair', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code, device_name: deviceName }), signal: AbortSignal.timeout(10_000) })
+    res = await fetch(base + '/pair', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code, device_name: deviceName }),
+      signal: AbortSignal.timeout(10_000),
+    })
   } catch {
     throw new ApiError(0, `cannot reach ${base} (is the address right, and does the bridge allow this page's origin?)`)
   }

@@ -38,7 +38,7 @@ export function parseDiff(diff: string): { meta: string[]; hunks: Hunk[] } {
     else if (line.startsWith('-')) cur.lines.push({ kind: 'del', text: line.slice(1), oldNo: oldNo++ })
     else if (line.startsWith(' ')) cur.lines.push({ kind: 'ctx', text: line.slice(1), oldNo: oldNo++, newNo: newNo++ })
     else if (line.startsWith('\\')) cur.lines.push({ kind: 'meta', text: line })
-    else if (line === '' ) continue
+    else if (line === '') continue
     else cur.lines.push({ kind: 'meta', text: line })
   }
   return { meta, hunks }

@@ -7,11 +7,7 @@ export interface FeedState {
   seq: number
 }
 
-export type FeedAction =
-  | { do: 'seed'; snapshot: unknown }
-  | { do: 'refetch'; frame: any }
-  | { do: 'reconnect'; why: string }
-  | { do: 'nothing' }
+export type FeedAction = { do: 'seed'; snapshot: unknown } | { do: 'refetch'; frame: any } | { do: 'reconnect'; why: string } | { do: 'nothing' }
 
 export const SILENCE_MS = 50_000
 

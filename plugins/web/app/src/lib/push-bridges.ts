@@ -35,7 +35,15 @@ function run<T>(mode: IDBTransactionMode, fn: (s: IDBObjectStore) => IDBRequest)
 }
 
 export const saveWorkerBridges = (list: WorkerBridge[]): Promise<void> =>
-  run<unknown>('readwrite', (s) => s.put(list.map((b) => ({ server_id: b.server_id, url: b.url, bearer: b.bearer })), KEY)).then(() => {})
+  run<unknown>('readwrite', (s) =>
+    s.put(
+      list.map((b) => ({ server_id: b.server_id, url: b.url, bearer: b.bearer })),
+      KEY,
+    ),
+  ).then(() => {})
 
 export const loadWorkerBridges = (): Promise<WorkerBridge[]> =>
-  run<unknown>('readonly', (s) => s.get(KEY)).then((v) => (Array.isArray(v) ? (v as WorkerBridge[]) : []), () => [])
+  run<unknown>('readonly', (s) => s.get(KEY)).then(
+    (v) => (Array.isArray(v) ? (v as WorkerBridge[]) : []),
+    () => [],
+  )

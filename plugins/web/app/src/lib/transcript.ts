@@ -25,7 +25,16 @@ export interface TranscriptState {
   version: number
 }
 
-export const emptyTranscript = (): TranscriptState => ({ sessionId: '', entries: [], results: new Map(), oldest: 0, hasOlder: false, loadingOlder: false, backlogDone: false, version: 0 })
+export const emptyTranscript = (): TranscriptState => ({
+  sessionId: '',
+  entries: [],
+  results: new Map(),
+  oldest: 0,
+  hasOlder: false,
+  loadingOlder: false,
+  backlogDone: false,
+  version: 0,
+})
 
 /** Applies one server frame; returns the state to keep (a new object after a session reset). */
 export function transcriptFrame(st: TranscriptState, f: any): TranscriptState {

@@ -48,25 +48,35 @@ export function AgentView({ api, bridgeKey, pane, tab: asked, agent, plain }: Pr
   // contradicts the card drawn under it (the snapshot can lag an approve by a moment).
   const [status, setStatus] = useState(agent?.agent_status)
   useEffect(() => setStatus(agent?.agent_status), [agent?.agent_status, agent?.state_change_seq])
-  return html`
-    <main class="agent-view">
-      <header class="agent-head">
-        <a class="button ghost" href="#/" aria-label="Back to the inbox">←</a>
-        <h1 class="agent-name">${agent ? agentTitle(agent) : pane}</h1>
-        ${agent && badge(status ?? agent.agent_status)}
-        ${!plain && html`<${MuteToggle} api=${api} pane=${pane} />`}
-      </header>
-      <nav class="tabs" aria-label="Agent views">
-        ${tabs.map(([t, label]) => html`<a href=${agentHref(bridgeKey, pane, t)} class=${t === tab ? 'tab active' : 'tab'} aria-current=${t === tab ? 'page' : undefined}>${label}</a>`)}
-      </nav>
-      ${tab === 'card' && html`<${CardView} api=${api} pane=${pane} agent=${agent} bridgeKey=${bridgeKey} caps=${caps} onStatus=${setStatus} />`}
-      ${tab === 'terminal' && html`<${TerminalView} api=${api} pane=${pane} />`}
-      ${tab === 'transcript' && html`<${TranscriptView} api=${api} pane=${pane} /><${ReplyBox} api=${api} pane=${pane} />`}
-      ${tab === 'diff' && html`<${DiffView} api=${api} pane=${pane} />`}
-    </main>`
+  return html` <main class="agent-view">
+    <header class="agent-head">
+      <a class="button ghost" href="#/" aria-label="Back to the inbox">←</a>
+      <h1 class="agent-name">${agent ? agentTitle(agent) : pane}</h1>
+      ${agent && badge(status ?? agent.agent_status)} ${!plain && html`<${MuteToggle} api=${api} pane=${pane} />`}
+    </header>
+    <nav class="tabs" aria-label="Agent views">
+      ${tabs.map(([t, label]) => html`<a href=${agentHref(bridgeKey, pane, t)} class=${t === tab ? 'tab active' : 'tab'} aria-current=${t === tab ? 'page' : undefined}>${label}</a>`)}
+    </nav>
+    ${tab === 'card' && html`<${CardView} api=${api} pane=${pane} agent=${agent} bridgeKey=${bridgeKey} caps=${caps} onStatus=${setStatus} />`}
+    ${tab === 'terminal' && html`<${TerminalView} api=${api} pane=${pane} />`}
+    ${tab === 'transcript' && html`<${TranscriptView} api=${api} pane=${pane} /><${ReplyBox} api=${api} pane=${pane} />`}
+    ${tab === 'diff' && html`<${DiffView} api=${api} pane=${pane} />`}
+  </main>`
 }
 
-const CLIP = html`<svg width="18" height="18" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true"><path d="M21.4 11.1l-9.2 9.2a6 6 0 0 1-8.5-8.5l9.2-9.2a4 4 0 0 1 5.7 5.7l-9.2 9.2a2 2 0 0 1-2.8-2.8l8.5-8.5"/></svg>`
+const CLIP = html`<svg
+  width="18"
+  height="18"
+  viewBox="0 0 24 24"
+  fill="none"
+  stroke="currentColor"
+  stroke-width="2"
+  stroke-linecap="round"
+  stroke-linejoin="round"
+  aria-hidden="true"
+>
+  <path d="M21.4 11.1l-9.2 9.2a6 6 0 0 1-8.5-8.5l9.2-9.2a4 4 0 0 1 5.7 5.7l-9.2 9.2a2 2 0 0 1-2.8-2.8l8.5-8.5" />
+</svg>`
 
 interface Option {
   index: number
@@ -85,7 +95,21 @@ export function cardStatus(c: { agent_status: string; blocked?: unknown }): stri
   return c.agent_status === 'blocked' ? 'working' : c.agent_status
 }
 
-function CardView({ api, pane, agent, bridgeKey, caps, onStatus }: { api: Api; pane: string; agent?: Agent; bridgeKey: string; caps?: KindCaps | null; onStatus?: (s: string) => void }) {
+function CardView({
+  api,
+  pane,
+  agent,
+  bridgeKey,
+  caps,
+  onStatus,
+}: {
+  api: Api
+  pane: string
+  agent?: Agent
+  bridgeKey: string
+  caps?: KindCaps | null
+  onStatus?: (s: string) => void
+}) {
   const [card, setCard] = useState<any>(null)
   const [error, setError] = useState('')
   const [busy, setBusy] = useState(false)
@@ -136,36 +160,40 @@ function CardView({ api, pane, agent, bridgeKey, caps, onStatus }: { api: Api; p
 
   const blocked = card?.blocked
   const hasModes = card?.permission_mode !== undefined || caps?.mode_cycle === true
-  return html`
-    <section class="card" aria-labelledby="card-headline">
-      ${error && html`<p class="error" role="alert">${error}</p>`}
-      ${!card && !error && html`<p class="muted">Loading…</p>`}
-      ${card &&
+  return html` <section class="card" aria-labelledby="card-headline">
+    ${error && html`<p class="error" role="alert">${error}</p>`} ${!card && !error && html`<p class="muted">Loading…</p>`}
+    ${
+      card &&
       html`
         <h2 id="card-headline" class="headline">${card.headline || '(nothing yet)'}</h2>
         ${card.detail && html`<pre class="detail">${card.detail}</pre>`}
-        ${blocked &&
-        html`
-          <div class="blocked" role="group" aria-label="The agent is waiting for an answer">
+        ${
+          blocked &&
+          html` <div class="blocked" role="group" aria-label="The agent is waiting for an answer">
             ${blocked.question && blocked.question !== card.headline && html`<p class="question">${blocked.question}</p>`}
             <div class="options">
               ${(blocked.options as Option[]).map(
-                (o) => html`<button class=${o.selected ? 'option primary' : 'option'} disabled=${busy} onClick=${() => choose(o)} data-default=${o.selected ? 'true' : undefined}>
-                  ${o.index > 0 && html`<span class="num" aria-hidden="true">${o.index}</span>`}<span>${o.label}</span>${o.key && !o.index ? html` <kbd>${o.key}</kbd>` : ''}
-                </button>`,
+                (o) =>
+                  html`<button class=${o.selected ? 'option primary' : 'option'} disabled=${busy} onClick=${() => choose(o)} data-default=${o.selected ? 'true' : undefined}>
+                    ${o.index > 0 && html`<span class="num" aria-hidden="true">${o.index}</span>`}<span>${o.label}</span>${o.key && !o.index ? html` <kbd>${o.key}</kbd>` : ''}
+                  </button>`,
               )}
             </div>
-          </div>`}
+          </div>`
+        }
         ${card.parsed === false && html`<p class="muted">No card parser for this agent kind: use the <a href=${agentHref(bridgeKey, pane, 'terminal')}>terminal</a> to act.</p>`}
-        ${hasModes &&
-        html`<div class="mode row">
-          <span>Permission mode: <strong class="mode-value">${card.permission_mode ?? 'default'}</strong></span>
-          <button class="small" onClick=${cycleMode}>Cycle mode</button>
-        </div>`}
-      `}
-      <${Suggestions} api=${api} pane=${pane} status=${agent?.agent_status} bridgeKey=${bridgeKey} onPrompt=${setDraft} />
-      <${ReplyBox} api=${api} pane=${pane} draft=${draft} onSent=${load} />
-    </section>`
+        ${
+          hasModes &&
+          html`<div class="mode row">
+            <span>Permission mode: <strong class="mode-value">${card.permission_mode ?? 'default'}</strong></span>
+            <button class="small" onClick=${cycleMode}>Cycle mode</button>
+          </div>`
+        }
+      `
+    }
+    <${Suggestions} api=${api} pane=${pane} status=${agent?.agent_status} bridgeKey=${bridgeKey} onPrompt=${setDraft} />
+    <${ReplyBox} api=${api} pane=${pane} draft=${draft} onSent=${load} />
+  </section>`
 }
 
 function Suggestions({ api, pane, status, bridgeKey, onPrompt }: { api: Api; pane: string; status?: string; bridgeKey: string; onPrompt: (p: string) => void }) {
@@ -183,9 +211,7 @@ function Suggestions({ api, pane, status, bridgeKey, onPrompt }: { api: Api; pan
     if (s.action === 'open_diff') return (location.hash = agentHref(bridgeKey, pane, 'diff'))
     if (s.action === 'show_note' && p.note) return toast(String(p.note))
   }
-  const usable = list.filter(
-    (s) => (s.action === 'open_url' && s.params?.url) || s.action === 'open_diff' || (s.action === 'show_note' && s.params?.note) || s.params?.prompt,
-  )
+  const usable = list.filter((s) => (s.action === 'open_url' && s.params?.url) || s.action === 'open_diff' || (s.action === 'show_note' && s.params?.note) || s.params?.prompt)
   if (!usable.length) return null
   return html`<div class="chips" role="group" aria-label="Suggestions">
     ${usable.map((s) => html`<button class="chip" title=${s.detail || s.label} onClick=${() => act(s)}>${s.label}</button>`)}
@@ -255,7 +281,12 @@ export function ReplyBox({ api, pane, draft, onSent }: { api: Api; pane: string;
     const isImage = /^image\/(png|jpeg|gif|webp)$/.test(f.type)
     setBusy(true)
     try {
-      const r = await api.request(`/${isImage ? 'image' : 'file'}?pane=${encodeURIComponent(pane)}`, { method: 'POST', body: f, type: 'application/octet-stream', timeoutMs: 90_000 })
+      const r = await api.request(`/${isImage ? 'image' : 'file'}?pane=${encodeURIComponent(pane)}`, {
+        method: 'POST',
+        body: f,
+        type: 'application/octet-stream',
+        timeoutMs: 90_000,
+      })
       setText((t) => (t && !t.endsWith(' ') ? t + ' ' : t) + r.path + ' ')
       toast(`Attached ${f.name}`)
       area.current?.focus()
@@ -267,26 +298,60 @@ export function ReplyBox({ api, pane, draft, onSent }: { api: Api; pane: string;
     }
   }
 
-  return html`
-    <form class="reply" onSubmit=${(e: Event) => (e.preventDefault(), send())}>
-      ${open &&
+  return html` <form class="reply" onSubmit=${(e: Event) => (e.preventDefault(), send())}>
+    ${
+      open &&
       html`<ul class="completions" role="listbox" id="slash-list" aria-label="Slash commands">
         ${matches.map(
-          (c, i) => html`<li role="option" id=${`slash-${i}`} aria-selected=${i === active} class=${i === active ? 'active' : ''} onMouseDown=${(e: Event) => (e.preventDefault(), pick(c))}>
-            <strong>/${c.name.replace(/^\//, '')}</strong>${c.argument_hint && html` <span class="muted">${c.argument_hint}</span>`}<br /><span class="muted small">${c.description}</span>
-          </li>`,
+          (c, i) =>
+            html`<li
+              role="option"
+              id=${`slash-${i}`}
+              aria-selected=${i === active}
+              class=${i === active ? 'active' : ''}
+              onMouseDown=${(e: Event) => (e.preventDefault(), pick(c))}
+            >
+              <strong>/${c.name.replace(/^\//, '')}</strong>${c.argument_hint && html` <span class="muted">${c.argument_hint}</span>`}<br /><span class="muted small"
+                >${c.description}</span
+              >
+            </li>`,
         )}
-      </ul>`}
-      <label class="sr-only" for="reply-text">Reply to the agent</label>
-      <textarea id="reply-text" ref=${area} rows="2" placeholder="Reply… (/ for commands)" value=${text}
-        role="combobox" aria-expanded=${open} aria-controls="slash-list" aria-autocomplete="list" aria-activedescendant=${open ? `slash-${active}` : undefined}
-        onInput=${(e: any) => (setText(e.currentTarget.value), setActive(0))} onKeyDown=${onKey}></textarea>
-      <div class="reply-actions">
-        <input type="file" ref=${file} class="sr-only" id="attach-file" accept="image/png,image/jpeg,image/gif,image/webp,application/pdf,.docx,.pptx"
-          onChange=${(e: any) => e.currentTarget.files?.[0] && attach(e.currentTarget.files[0])} />
-        <label for="attach-file" class="button ghost" title="Attach an image or document" aria-label="Attach an image or document" tabindex="0"
-          onKeyDown=${(e: KeyboardEvent) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), file.current?.click())}>${CLIP}</label>
-        <button type="submit" class="primary" disabled=${busy}>Send</button>
-      </div>
-    </form>`
+      </ul>`
+    }
+    <label class="sr-only" for="reply-text">Reply to the agent</label>
+    <textarea
+      id="reply-text"
+      ref=${area}
+      rows="2"
+      placeholder="Reply… (/ for commands)"
+      value=${text}
+      role="combobox"
+      aria-expanded=${open}
+      aria-controls="slash-list"
+      aria-autocomplete="list"
+      aria-activedescendant=${open ? `slash-${active}` : undefined}
+      onInput=${(e: any) => (setText(e.currentTarget.value), setActive(0))}
+      onKeyDown=${onKey}
+    ></textarea>
+    <div class="reply-actions">
+      <input
+        type="file"
+        ref=${file}
+        class="sr-only"
+        id="attach-file"
+        accept="image/png,image/jpeg,image/gif,image/webp,application/pdf,.docx,.pptx"
+        onChange=${(e: any) => e.currentTarget.files?.[0] && attach(e.currentTarget.files[0])}
+      />
+      <label
+        for="attach-file"
+        class="button ghost"
+        title="Attach an image or document"
+        aria-label="Attach an image or document"
+        tabindex="0"
+        onKeyDown=${(e: KeyboardEvent) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), file.current?.click())}
+        >${CLIP}</label
+      >
+      <button type="submit" class="primary" disabled=${busy}>Send</button>
+    </div>
+  </form>`
 }

@@ -15,7 +15,12 @@ function HunkView({ h, extra }: { h: Hunk; extra?: string[] }) {
     ${extra?.map((t) => html`<div class="ln ctx expanded"><span class="no"></span><span class="sign"> </span><span class="code">${t}</span></div>`)}
     <div class="ln hunk-head"><span class="code">${h.header}</span></div>
     ${h.lines.map(
-      (l) => html`<div class=${`ln ${l.kind}`}><span class="no">${l.newNo ?? l.oldNo ?? ''}</span><span class="sign" aria-label=${l.kind === 'add' ? 'added' : l.kind === 'del' ? 'removed' : undefined}>${l.kind === 'add' ? '+' : l.kind === 'del' ? '-' : ' '}</span><span class="code">${l.text}</span></div>`,
+      (l) =>
+        html`<div class=${`ln ${l.kind}`}>
+          <span class="no">${l.newNo ?? l.oldNo ?? ''}</span
+          ><span class="sign" aria-label=${l.kind === 'add' ? 'added' : l.kind === 'del' ? 'removed' : undefined}>${l.kind === 'add' ? '+' : l.kind === 'del' ? '-' : ' '}</span
+          ><span class="code">${l.text}</span>
+        </div>`,
     )}
   </div>`
 }
@@ -34,17 +39,15 @@ export function DiffView({ api, pane }: { api: Api; pane: string }) {
   }
   useEffect(() => void load(), [api, pane])
   const g = data?.git
-  return html`
-    <section class="diff-view" aria-label="Changes">
-      <div class="row">
-        ${g && g.repo && html`<span>⎇ <strong>${g.branch || '(detached)'}</strong>${g.default_branch ? html` · ${g.ahead} ahead, ${g.behind} behind ${g.default_branch}` : ''}${g.operation ? html` · <span class="badge badge-blocked">${g.operation} in progress</span>` : ''}</span>`}
-        <button class="small" onClick=${load}>Refresh</button>
-      </div>
-      ${error && html`<p class="error" role="alert">${error}</p>`}
-      ${data && g && !g.repo && html`<p class="muted">This agent's folder is not a git repository.</p>`}
-      ${data && data.files?.length === 0 && (!g || g.repo) && html`<p class="muted">No changes.</p>`}
-      ${data?.files?.map((f: any) => html`<${FileDiff} key=${f.path} api=${api} pane=${pane} f=${f} />`)}
-    </section>`
+  return html` <section class="diff-view" aria-label="Changes">
+    <div class="row">
+      ${g && g.repo && html`<span>⎇ <strong>${g.branch || '(detached)'}</strong>${g.default_branch ? html` · ${g.ahead} ahead, ${g.behind} behind ${g.default_branch}` : ''}${g.operation ? html` · <span class="badge badge-blocked">${g.operation} in progress</span>` : ''}</span>`}
+      <button class="small" onClick=${load}>Refresh</button>
+    </div>
+    ${error && html`<p class="error" role="alert">${error}</p>`} ${data && g && !g.repo && html`<p class="muted">This agent's folder is not a git repository.</p>`}
+    ${data && data.files?.length === 0 && (!g || g.repo) && html`<p class="muted">No changes.</p>`}
+    ${data?.files?.map((f: any) => html`<${FileDiff} key=${f.path} api=${api} pane=${pane} f=${f} />`)}
+  </section>`
 }
 
 function FileDiff({ api, pane, f }: { api: Api; pane: string; f: any }) {
@@ -77,7 +80,10 @@ function FileDiff({ api, pane, f }: { api: Api; pane: string; f: any }) {
       ${parsed.hunks.map((h, i) => {
         const gap = expandable ? gapAbove(parsed.hunks, i) : null
         const more = gap && gap[1] - gap[0] + 1 > (extra[i]?.length ?? 0)
-        return html`${more && html`<button class="expand small ghost" onClick=${() => expand(i)} aria-label=${`Show lines above ${h.header}`}>⋯ show more lines above</button>`}<${HunkView} h=${h} extra=${extra[i]} />`
+        return html`${more && html`<button class="expand small ghost" onClick=${() => expand(i)} aria-label=${`Show lines above ${h.header}`}>⋯ show more lines above</button>`}<${HunkView}
+            h=${h}
+            extra=${extra[i]}
+          />`
       })}
     </div>
   </details>`

@@ -18,10 +18,9 @@ export function InboxView({ bridges, feeds, onRemove }: Props) {
     const t = setInterval(() => setNow(Date.now()), 30_000)
     return () => clearInterval(t)
   }, [])
-  return html`
-    <main class="inbox" aria-label="Agents">
-      ${bridges.map((b) => html`<${BridgeColumn} key=${b.key} bridge=${b} feed=${feeds.get(b.key)} now=${now} onRemove=${onRemove} />`)}
-    </main>`
+  return html` <main class="inbox" aria-label="Agents">
+    ${bridges.map((b) => html`<${BridgeColumn} key=${b.key} bridge=${b} feed=${feeds.get(b.key)} now=${now} onRemove=${onRemove} />`)}
+  </main>`
 }
 
 const STATUS_LABEL: Record<string, string> = { live: 'live', connecting: 'connecting…', offline: 'unreachable', unpaired: 'not paired', 'no-herdr': 'no herdr' }
@@ -32,10 +31,21 @@ function FeedState({ feed, status }: { feed?: FeedClient; status: string }) {
   if (status === 'connecting') return html`<p class="muted state" data-state="connecting">Connecting to the bridge…</p>`
   const retry = html`<button class="small" onClick=${() => feed.retryNow()}>Retry now</button>`
   if (status === 'unpaired')
-    return html`<div class="state error" role="alert" data-state="unpaired"><p>The bridge refused this device's token: it was revoked, or the bridge's data was reset.</p><a class="button small primary" href="#/pair">Pair again</a></div>`
+    return html`<div class="state error" role="alert" data-state="unpaired">
+      <p>The bridge refused this device's token: it was revoked, or the bridge's data was reset.</p>
+      <a class="button small primary" href="#/pair">Pair again</a>
+    </div>`
   if (status === 'no-herdr')
-    return html`<div class="state warn" role="alert" data-state="no-herdr"><p>${feed.error}</p><p class="muted small">Retrying by itself.</p>${retry}</div>`
-  return html`<div class="state error" role="alert" data-state="offline"><p>${feed.error || 'The bridge does not answer.'}</p><p class="muted small">Retrying by itself.</p>${retry}</div>`
+    return html`<div class="state warn" role="alert" data-state="no-herdr">
+      <p>${feed.error}</p>
+      <p class="muted small">Retrying by itself.</p>
+      ${retry}
+    </div>`
+  return html`<div class="state error" role="alert" data-state="offline">
+    <p>${feed.error || 'The bridge does not answer.'}</p>
+    <p class="muted small">Retrying by itself.</p>
+    ${retry}
+  </div>`
 }
 
 function BridgeColumn({ bridge, feed, now, onRemove }: { bridge: SavedBridge; feed?: FeedClient; now: number; onRemove: (k: string) => void }) {
@@ -43,44 +53,53 @@ function BridgeColumn({ bridge, feed, now, onRemove }: { bridge: SavedBridge; fe
   const agents = snap.agents ?? []
   const groups = inboxGroups(agents)
   const status = feed?.status ?? 'connecting'
-  return html`
-    <section class="bridge" aria-labelledby=${`bt-${bridge.key}`} data-bridge=${bridge.key}>
-      <header class="bridge-head">
-        <h2 id=${`bt-${bridge.key}`}>${bridge.name || bridge.url}</h2>
-        <span class=${`conn conn-${status}`} role="status">${STATUS_LABEL[status] ?? status}</span>
-        <button class="ghost small" onClick=${() => confirm(`Forget ${bridge.name || bridge.url} on this device?`) && onRemove(bridge.key)} aria-label=${`Forget ${bridge.name || bridge.url}`}>Forget</button>
-      </header>
-      <${FeedState} feed=${feed} status=${status} />
-      ${status === 'live' && agents.length === 0 && html`<div class="empty"><p><strong>No agents running.</strong></p><p class="muted">Start one in herdr (for example <code>herdr agent start</code>, or run <code>claude</code> in a pane) and it shows up here.</p></div>`}
-      ${groups.map(
-        (g) => html`
-          <div class="group" role="group" aria-label=${g.label}>
-            <h3 class="group-title">${g.label} <span class="count">${g.agents.length}</span></h3>
-            <ul class="agents">
-              ${g.agents.map((a) => {
-                const when = relativeTime(a.last_activity_ts, now)
-                const ws = workspaceLabel(snap, a)
-                return html`
-                  <li key=${a.pane_id}>
-                    <a class=${`agent-row status-${a.agent_status}`} href=${agentHref(bridge.key, a.pane_id)} data-pane=${a.pane_id} data-status=${a.agent_status}>
-                      <span class="agent-main">
-                        <span class="agent-title">${agentTitle(a)}</span>
-                        <span class="agent-meta">
-                          <span class="kind">${a.agent}</span>
-                          ${ws && html`<span class="ws" title="Workspace">${ws}</span>`}
-                          ${a.branch && html`<span class="branch" title="Branch">⎇ ${a.branch}</span>`}
-                          ${a.subagents && a.subagents.running > 0 && html`<span class="subs">${a.subagents.running} subagent${a.subagents.running > 1 ? 's' : ''}</span>`}
-                        </span>
-                      </span>
-                      <span class="agent-side">
-                        ${badge(a.agent_status)}
-                        ${when && html`<time class="when" datetime=${new Date(a.last_activity_ts!).toISOString()}>${when}</time>`}
-                      </span>
-                    </a>
-                  </li>`
-              })}
-            </ul>
-          </div>`,
-      )}
-    </section>`
+  return html` <section class="bridge" aria-labelledby=${`bt-${bridge.key}`} data-bridge=${bridge.key}>
+    <header class="bridge-head">
+      <h2 id=${`bt-${bridge.key}`}>${bridge.name || bridge.url}</h2>
+      <span class=${`conn conn-${status}`} role="status">${STATUS_LABEL[status] ?? status}</span>
+      <button
+        class="ghost small"
+        onClick=${() => confirm(`Forget ${bridge.name || bridge.url} on this device?`) && onRemove(bridge.key)}
+        aria-label=${`Forget ${bridge.name || bridge.url}`}
+      >
+        Forget
+      </button>
+    </header>
+    <${FeedState} feed=${feed} status=${status} />
+    ${
+      status === 'live' &&
+      agents.length === 0 &&
+      html`<div class="empty">
+        <p><strong>No agents running.</strong></p>
+        <p class="muted">Start one in herdr (for example <code>herdr agent start</code>, or run <code>claude</code> in a pane) and it shows up here.</p>
+      </div>`
+    }
+    ${groups.map(
+      (g) =>
+        html` <div class="group" role="group" aria-label=${g.label}>
+          <h3 class="group-title">${g.label} <span class="count">${g.agents.length}</span></h3>
+          <ul class="agents">
+            ${g.agents.map((a) => {
+              const when = relativeTime(a.last_activity_ts, now)
+              const ws = workspaceLabel(snap, a)
+              return html` <li key=${a.pane_id}>
+                <a class=${`agent-row status-${a.agent_status}`} href=${agentHref(bridge.key, a.pane_id)} data-pane=${a.pane_id} data-status=${a.agent_status}>
+                  <span class="agent-main">
+                    <span class="agent-title">${agentTitle(a)}</span>
+                    <span class="agent-meta">
+                      <span class="kind">${a.agent}</span>
+                      ${ws && html`<span class="ws" title="Workspace">${ws}</span>`} ${a.branch && html`<span class="branch" title="Branch">⎇ ${a.branch}</span>`}
+                      ${a.subagents && a.subagents.running > 0 && html`<span class="subs">${a.subagents.running} subagent${a.subagents.running > 1 ? 's' : ''}</span>`}
+                    </span>
+                  </span>
+                  <span class="agent-side">
+                    ${badge(a.agent_status)} ${when && html`<time class="when" datetime=${new Date(a.last_activity_ts!).toISOString()}>${when}</time>`}
+                  </span>
+                </a>
+              </li>`
+            })}
+          </ul>
+        </div>`,
+    )}
+  </section>`
 }

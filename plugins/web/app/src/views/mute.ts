@@ -30,6 +30,13 @@ export function MuteToggle({ api, pane }: { api: Api; pane: string }) {
       setBusy(false)
     }
   }
-  return html`<button class="ghost small mute-toggle" disabled=${busy} aria-pressed=${muted} onClick=${toggle}
-    title=${muted ? 'Get alerts for this pane again' : 'No alerts for this pane on this device'}>${muted ? 'Unmute' : 'Mute'}</button>`
+  return html`<button
+    class="ghost small mute-toggle"
+    disabled=${busy}
+    aria-pressed=${muted}
+    onClick=${toggle}
+    title=${muted ? 'Get alerts for this pane again' : 'No alerts for this pane on this device'}
+  >
+    ${muted ? 'Unmute' : 'Mute'}
+  </button>`
 }

@@ -50,37 +50,53 @@ export function PairView({ initial, onPaired, hasBridges }: Props) {
     }
   }
 
-  return html`
-    <main class="pane narrow" aria-labelledby="pair-title">
-      <h1 id="pair-title">Pair with a bridge</h1>
-      <p class="muted">On the machine running herdr-bridge, run <code>bridge pair</code>. Enter the 8-character code it shows, paste its QR text, or scan the QR.</p>
-      <form onSubmit=${submit} class="stack">
-        <label>Bridge address
-          <input name="url" type="url" inputmode="url" autocomplete="url" required value=${url} onInput=${(e: any) => setUrl(e.currentTarget.value)} />
-        </label>
-        <label>Pairing code
-          <input name="code" autocomplete="one-time-code" autocapitalize="off" spellcheck=${false} required placeholder="e.g. 3f9a1c07" value=${code} onInput=${(e: any) => setCode(e.currentTarget.value)} />
-        </label>
-        <label>This device's name
-          <input name="device_name" maxlength="60" value=${name} onInput=${(e: any) => setName(e.currentTarget.value)} />
-        </label>
-        ${error && html`<p class="error" role="alert">${error}</p>`}
-        <div class="row">
-          <button type="submit" class="primary" disabled=${busy}>${busy ? 'Pairing…' : 'Pair'}</button>
-          ${canScan && html`<button type="button" onClick=${() => setScanning(!scanning)} aria-pressed=${scanning}>${scanning ? 'Stop camera' : 'Scan QR code'}</button>`}
-          ${hasBridges && html`<a class="button" href="#/">Cancel</a>`}
-        </div>
-      </form>
-      ${scanning && html`<${Scanner} onResult=${(raw: string) => {
-        const p = parsePairingInput(raw)
-        if (!p) return false
-        setScanning(false)
-        if (p.url) setUrl(p.url)
-        setCode(p.code)
-        void submit(undefined, p)
-        return true
-      }} />`}
-    </main>`
+  return html` <main class="pane narrow" aria-labelledby="pair-title">
+    <h1 id="pair-title">Pair with a bridge</h1>
+    <p class="muted">On the machine running herdr-bridge, run <code>bridge pair</code>. Enter the 8-character code it shows, paste its QR text, or scan the QR.</p>
+    <form onSubmit=${submit} class="stack">
+      <label
+        >Bridge address
+        <input name="url" type="url" inputmode="url" autocomplete="url" required value=${url} onInput=${(e: any) => setUrl(e.currentTarget.value)} />
+      </label>
+      <label
+        >Pairing code
+        <input
+          name="code"
+          autocomplete="one-time-code"
+          autocapitalize="off"
+          spellcheck=${false}
+          required
+          placeholder="e.g. 3f9a1c07"
+          value=${code}
+          onInput=${(e: any) => setCode(e.currentTarget.value)}
+        />
+      </label>
+      <label
+        >This device's name
+        <input name="device_name" maxlength="60" value=${name} onInput=${(e: any) => setName(e.currentTarget.value)} />
+      </label>
+      ${error && html`<p class="error" role="alert">${error}</p>`}
+      <div class="row">
+        <button type="submit" class="primary" disabled=${busy}>${busy ? 'Pairing…' : 'Pair'}</button>
+        ${canScan && html`<button type="button" onClick=${() => setScanning(!scanning)} aria-pressed=${scanning}>${scanning ? 'Stop camera' : 'Scan QR code'}</button>`}
+        ${hasBridges && html`<a class="button" href="#/">Cancel</a>`}
+      </div>
+    </form>
+    ${
+      scanning &&
+      html`<${Scanner}
+        onResult=${(raw: string) => {
+          const p = parsePairingInput(raw)
+          if (!p) return false
+          setScanning(false)
+          if (p.url) setUrl(p.url)
+          setCode(p.code)
+          void submit(undefined, p)
+          return true
+        }}
+      />`
+    }
+  </main>`
 }
 
 function defaultDeviceName(): string {
@@ -125,5 +141,8 @@ function Scanner({ onResult }: { onResult: (raw: string) => boolean }) {
       stream?.getTracks().forEach((t) => t.stop())
     }
   }, [])
-  return html`<div class="scanner"><video ref=${video} muted playsinline aria-label="Camera preview"></video><p role="status">${msg}</p></div>`
+  return html`<div class="scanner">
+    <video ref=${video} muted playsinline aria-label="Camera preview"></video>
+    <p role="status">${msg}</p>
+  </div>`
 }

@@ -74,7 +74,10 @@ export function TerminalView({ api, pane }: { api: Api; pane: string }) {
           const screen = box.querySelector('.xterm-screen')?.getBoundingClientRect()
           if (!screen || !screen.height) return
           const style = getComputedStyle(box)
-          const room = { width: box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight), height: box.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom) }
+          const room = {
+            width: box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight),
+            height: box.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom),
+          }
           const font = term.options.fontSize ?? 13
           let next = fitFont(font, { width: screen.width / term.cols, height: screen.height / term.rows }, watchSize, room)
           // Still too big at this size: step down until the last row is inside the box (a screen
@@ -156,18 +159,17 @@ export function TerminalView({ api, pane }: { api: Api; pane: string }) {
   }
 
   const control = mode === 'control'
-  return html`
-    <section class="terminal-view" aria-label="Terminal">
-      <div class="row term-bar">
-        <span role="status" class="term-status">${status}</span>
-        ${!control && html`<button class="small primary" onClick=${() => (setTakeover(false), setMode('control'))}>Take control</button>`}
-        ${control && status === 'busy' && html`<span class="muted small">Someone else is typing in this pane.</span><button class="small" onClick=${() => (setTakeover(true), setGen(gen + 1))}>Take over</button>`}
-        ${control && html`<button class="small" onClick=${() => setMode('observe')}>Just watch</button>`}
-        ${status.startsWith('closed') && html`<button class="small" onClick=${() => setGen(gen + 1)}>Reconnect</button>`}
-      </div>
-      <div class="term" ref=${host} aria-label="Terminal output" data-mode=${mode}></div>
-      <div class="keybar" role="toolbar" aria-label="Special keys">
-        ${KEYS.map(([label, seq, name]) => html`<button class="key" disabled=${!control} aria-label=${name} onClick=${() => sendRef.current(seq)}>${label}</button>`)}
-      </div>
-    </section>`
+  return html` <section class="terminal-view" aria-label="Terminal">
+    <div class="row term-bar">
+      <span role="status" class="term-status">${status}</span>
+      ${!control && html`<button class="small primary" onClick=${() => (setTakeover(false), setMode('control'))}>Take control</button>`}
+      ${control && status === 'busy' && html`<span class="muted small">Someone else is typing in this pane.</span><button class="small" onClick=${() => (setTakeover(true), setGen(gen + 1))}>Take over</button>`}
+      ${control && html`<button class="small" onClick=${() => setMode('observe')}>Just watch</button>`}
+      ${status.startsWith('closed') && html`<button class="small" onClick=${() => setGen(gen + 1)}>Reconnect</button>`}
+    </div>
+    <div class="term" ref=${host} aria-label="Terminal output" data-mode=${mode}></div>
+    <div class="keybar" role="toolbar" aria-label="Special keys">
+      ${KEYS.map(([label, seq, name]) => html`<button class="key" disabled=${!control} aria-label=${name} onClick=${() => sendRef.current(seq)}>${label}</button>`)}
+    </div>
+  </section>`
 }

@@ -90,15 +90,13 @@ export function TranscriptView({ api, pane }: { api: Api; pane: string }) {
   }
 
   const s = st.current
-  return html`
-    <section class="transcript" aria-label="Transcript">
-      <div class="transcript-scroll" ref=${box} onScroll=${onScroll} role="log" aria-live="polite" aria-relevant="additions">
-        ${s.hasOlder && html`<button class="small ghost older" onClick=${loadOlder} disabled=${s.loadingOlder}>${s.loadingOlder ? 'Loading…' : 'Load older messages'}</button>`}
-        ${status && html`<p class="muted" role="status">${status}</p>`}
-        ${s.backlogDone && s.entries.length === 0 && html`<p class="muted">Nothing in this conversation yet.</p>`}
-        ${s.entries.filter((e) => e.kind !== 'tool_result').map((e) => html`<${EntryView} key=${e.seq} e=${e} result=${e.tool ? s.results.get(e.tool.id) : undefined} />`)}
-      </div>
-    </section>`
+  return html` <section class="transcript" aria-label="Transcript">
+    <div class="transcript-scroll" ref=${box} onScroll=${onScroll} role="log" aria-live="polite" aria-relevant="additions">
+      ${s.hasOlder && html`<button class="small ghost older" onClick=${loadOlder} disabled=${s.loadingOlder}>${s.loadingOlder ? 'Loading…' : 'Load older messages'}</button>`}
+      ${status && html`<p class="muted" role="status">${status}</p>`} ${s.backlogDone && s.entries.length === 0 && html`<p class="muted">Nothing in this conversation yet.</p>`}
+      ${s.entries.filter((e) => e.kind !== 'tool_result').map((e) => html`<${EntryView} key=${e.seq} e=${e} result=${e.tool ? s.results.get(e.tool.id) : undefined} />`)}
+    </div>
+  </section>`
 }
 
 /** What the call acted on (the command, the file, its description, the input); the title only when it says more than the name. */
@@ -113,13 +111,22 @@ function EntryView({ e, result }: { e: Entry; result?: Entry }) {
     const diff = r?.diff || t.diff
     const failed = r && r.ok === false
     return html`<details class=${`msg tool${failed ? ' failed' : ''}`} data-seq=${e.seq}>
-      <summary><span class="tool-name">${t.name}</span> <span class="tool-title">${toolLine(t)}</span>${failed ? html` <span class="badge badge-blocked">failed</span>` : ''}${!r ? html` <span class="muted small">running…</span>` : ''}</summary>
-      ${t.subtitle && html`<p class="muted small">${t.subtitle}</p>`}
-      ${t.command && html`<pre class="cmd">$ ${t.command}</pre>`}
-      ${diff && html`<${DiffBlock} diff=${diff} />`}
+      <summary>
+        <span class="tool-name">${t.name}</span>
+        <span class="tool-title">${toolLine(t)}</span
+        >${failed ? html` <span class="badge badge-blocked">failed</span>` : ''}${!r ? html` <span class="muted small">running…</span>` : ''}
+      </summary>
+      ${t.subtitle && html`<p class="muted small">${t.subtitle}</p>`} ${t.command && html`<pre class="cmd">$ ${t.command}</pre>`} ${diff && html`<${DiffBlock} diff=${diff} />`}
       ${r?.output_summary && html`<pre class="output">${r.output_summary}</pre>`}
     </details>`
   }
-  if (e.kind === 'thinking') return html`<details class="msg thinking" data-seq=${e.seq}><summary>Thinking</summary><p>${e.text}</p></details>`
-  return html`<div class=${`msg ${e.role}`} data-seq=${e.seq}><span class="sr-only">${e.role === 'user' ? 'You' : e.role}: </span><div class="text">${e.text ?? ''}</div></div>`
+  if (e.kind === 'thinking')
+    return html`<details class="msg thinking" data-seq=${e.seq}>
+      <summary>Thinking</summary>
+      <p>${e.text}</p>
+    </details>`
+  return html`<div class=${`msg ${e.role}`} data-seq=${e.seq}>
+    <span class="sr-only">${e.role === 'user' ? 'You' : e.role}: </span>
+    <div class="text">${e.text ?? ''}</div>
+  </div>`
 }
