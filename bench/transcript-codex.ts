@@ -4,43 +4,39 @@
  * claude — time to backlog_complete on first connect (indexing included) and on reconnect, 20
  * load_older pages, RSS — against the floor of reading the file's last 1 MB in the same run.
  */
-import { mkdirSync, openSync, writeSync, closeSync, statSync } from 'node:fs'
+import { mkdirSync, statSync } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { join } from 'node:path'
 import { startStack } from '../tests/harness/stack.ts'
 import { connect } from '../tests/transcript/ws-client.ts'
+import { mb, writeJsonl } from './_jsonl-file.ts'
 
 const LINES = Number(process.env.BENCH_TRANSCRIPT_LINES ?? 1_000_000)
 const ID = '0199c0de-0000-7000-8000-00000000b16b'
 
 function writeRollout(path: string, cwd: string, lines: number): void {
-  const fd = openSync(path, 'w')
   const pad = 'lorem ipsum dolor sit amet '.repeat(30)
   const rec = (i: number, payload: unknown) => JSON.stringify({ timestamp: new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString(), type: 'response_item', payload })
-  let batch = [JSON.stringify({ timestamp: '2025-01-01T00:00:00.000Z', type: 'session_meta', payload: { id: ID, cwd, cli_version: '0.46.0' } })]
-  for (let i = 1; i < lines; i++) {
+  const item = (i: number): string => {
     switch (i % 4) {
       case 1:
-        batch.push(rec(i, { type: 'message', role: 'user', content: [{ type: 'input_text', text: `prompt ${i} ${pad}` }] }))
-        break
+        return rec(i, { type: 'message', role: 'user', content: [{ type: 'input_text', text: `prompt ${i} ${pad}` }] })
       case 2:
-        batch.push(rec(i, { type: 'function_call', name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', `echo ${i} ${pad}`] }), call_id: `call_${i}` }))
-        break
+        return rec(i, { type: 'function_call', name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', `echo ${i} ${pad}`] }), call_id: `call_${i}` })
       case 3:
-        batch.push(
-          rec(i, { type: 'function_call_output', call_id: `call_${i - 1}`, output: JSON.stringify({ output: `${i} ${pad}\n`, metadata: { exit_code: 0, duration_seconds: 0 } }) }),
-        )
-        break
+        return rec(i, {
+          type: 'function_call_output',
+          call_id: `call_${i - 1}`,
+          output: JSON.stringify({ output: `${i} ${pad}\n`, metadata: { exit_code: 0, duration_seconds: 0 } }),
+        })
       default:
-        batch.push(rec(i, { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: `answer ${i} ${pad}` }] }))
-    }
-    if (batch.length === 5000) {
-      writeSync(fd, batch.join('\n') + '\n')
-      batch = []
+        return rec(i, { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: `answer ${i} ${pad}` }] })
     }
   }
-  if (batch.length) writeSync(fd, batch.join('\n') + '\n')
-  closeSync(fd)
+  // Line 1 is the session_meta record; item i is line i + 1.
+  writeJsonl(path, lines, (n) =>
+    n === 1 ? JSON.stringify({ timestamp: '2025-01-01T00:00:00.000Z', type: 'session_meta', payload: { id: ID, cwd, cli_version: '0.46.0' } }) : item(n - 1),
+  )
 }
 
 async function rawTail(path: string): Promise<number> {
@@ -53,8 +49,6 @@ async function rawTail(path: string): Promise<number> {
   await fh.close()
   return performance.now() - t
 }
-
-const mb = (n: number) => `${(n / 1048576).toFixed(0)} MB`
 
 export async function run(): Promise<void> {
   const stack = await startStack()

@@ -6,46 +6,37 @@
  * after a bridge restart (index from the data dir; target < 50 ms), 20 load_older pages, and the
  * RSS growth of the process across the first connect (target ≤ 32 MiB).
  */
-import { mkdirSync, openSync, writeSync, closeSync, statSync, readdirSync, existsSync } from 'node:fs'
+import { mkdirSync, statSync, readdirSync, existsSync } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { join } from 'node:path'
 import { startStack } from '../tests/harness/stack.ts'
 import { startBridge } from '../tests/harness/bridge.ts'
 import { encodeCwd } from '../plugins/kind-claude/transcript/locate.ts'
 import { connect } from '../tests/transcript/ws-client.ts'
+import { mb, writeJsonl } from './_jsonl-file.ts'
 
 const LINES = Number(process.env.BENCH_TRANSCRIPT_LINES ?? 1_000_000)
 
 function writeTranscript(path: string, lines: number): void {
-  const fd = openSync(path, 'w')
   const pad = 'lorem ipsum dolor sit amet '.repeat(30)
-  let batch: string[] = []
-  for (let i = 1; i <= lines; i++) {
+  writeJsonl(path, lines, (i) => {
     const ts = new Date(Date.UTC(2025, 0, 1) + i * 1000).toISOString()
-    batch.push(
-      i % 2
-        ? JSON.stringify({ type: 'user', uuid: `u${i}`, parentUuid: `a${i - 1}`, timestamp: ts, message: { role: 'user', content: `prompt ${i} ${pad}` } })
-        : JSON.stringify({
-            type: 'assistant',
-            uuid: `a${i}`,
-            parentUuid: `u${i - 1}`,
-            timestamp: ts,
-            message: {
-              role: 'assistant',
-              content: [
-                { type: 'text', text: `answer ${i} ${pad}` },
-                { type: 'tool_use', id: `t${i}`, name: 'Bash', input: { command: `echo ${i}`, description: 'print' } },
-              ],
-            },
-          }),
-    )
-    if (batch.length === 5000) {
-      writeSync(fd, batch.join('\n') + '\n')
-      batch = []
-    }
-  }
-  if (batch.length) writeSync(fd, batch.join('\n') + '\n')
-  closeSync(fd)
+    return i % 2
+      ? JSON.stringify({ type: 'user', uuid: `u${i}`, parentUuid: `a${i - 1}`, timestamp: ts, message: { role: 'user', content: `prompt ${i} ${pad}` } })
+      : JSON.stringify({
+          type: 'assistant',
+          uuid: `a${i}`,
+          parentUuid: `u${i - 1}`,
+          timestamp: ts,
+          message: {
+            role: 'assistant',
+            content: [
+              { type: 'text', text: `answer ${i} ${pad}` },
+              { type: 'tool_use', id: `t${i}`, name: 'Bash', input: { command: `echo ${i}`, description: 'print' } },
+            ],
+          },
+        })
+  })
 }
 
 /** One sequential read of the whole file in 1 MiB reads: the floor. */
@@ -62,8 +53,6 @@ async function rawRead(path: string): Promise<number> {
   await fh.close()
   return performance.now() - t
 }
-
-const mb = (n: number) => `${(n / 1048576).toFixed(0)} MB`
 
 export async function run(): Promise<void> {
   const stack = await startStack()
