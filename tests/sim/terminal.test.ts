@@ -104,7 +104,8 @@ describe('pane I/O on real PTYs', () => {
       const busy = await waitFor(
         async () => {
           const info = (await sim().request('pane.process_info', { pane_id: pane })).process_info
-          return info.foreground_process_group_id !== info.shell_pid ? info : undefined
+          // The group changes at fork, before the child has exec'd `sleep`: wait for the name too.
+          return info.foreground_process_group_id !== info.shell_pid && info.foreground_processes.some((p: { name: string }) => p.name === 'sleep') ? info : undefined
         },
         15000,
         'sleep in foreground',
