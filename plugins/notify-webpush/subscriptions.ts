@@ -29,36 +29,43 @@ export async function createSubscriptionStore(storage: Storage): Promise<Subscri
     (s: any): s is WebPushSubscription =>
       s && typeof s.device === 'string' && typeof s.endpoint === 'string' && typeof s.keys?.p256dh === 'string' && typeof s.keys?.auth === 'string',
   )
-  let writing: Promise<void> = Promise.resolve()
-  /** Serialized, and kept in memory only once on disk (like the device registry). */
-  const commit = (next: WebPushSubscription[]) => {
-    const p = writing.then(() => writeJson(storage, KEY, next))
-    writing = p.catch(() => {})
-    return p.then(() => {
-      subs = next
+  let writing: Promise<unknown> = Promise.resolve()
+  /**
+   * Each change is computed from the list the previous change left, inside one serialized chain,
+   * so concurrent adds and removals (two 410s in one fan-out, a subscribe meanwhile) all land.
+   * The list in memory changes only once the new one is on disk (like the device registry).
+   */
+  const update = <T>(change: (current: WebPushSubscription[]) => { next?: WebPushSubscription[]; result: T }): Promise<T> => {
+    const p = writing.then(async () => {
+      const { next, result } = change(subs)
+      if (next) {
+        await writeJson(storage, KEY, next)
+        subs = next
+      }
+      return result
     })
+    writing = p.catch(() => {})
+    return p
   }
   return {
     list: () => subs.map((s) => ({ ...s })),
-    async add(sub, max) {
-      let next = subs.filter((s) => s.endpoint !== sub.endpoint)
-      const mine = next.filter((s) => s.device === sub.device).sort((a, b) => a.created_at - b.created_at)
-      const drop = new Set(mine.slice(0, Math.max(0, mine.length - (max - 1))).map((s) => s.endpoint))
-      next = [...next.filter((s) => !drop.has(s.endpoint)), sub]
-      await commit(next)
-      return drop.size
-    },
-    async removeEndpoint(endpoint, device) {
-      const next = subs.filter((s) => !(s.endpoint === endpoint && (device === undefined || s.device === device)))
-      if (next.length === subs.length) return false
-      await commit(next)
-      return true
-    },
-    async removeDevice(device) {
-      const next = subs.filter((s) => s.device !== device)
-      const n = subs.length - next.length
-      if (n) await commit(next)
-      return n
-    },
+    add: (sub, max) =>
+      update((current) => {
+        const others = current.filter((s) => s.endpoint !== sub.endpoint)
+        const mine = others.filter((s) => s.device === sub.device).sort((a, b) => a.created_at - b.created_at)
+        const drop = new Set(mine.slice(0, Math.max(0, mine.length - (max - 1))).map((s) => s.endpoint))
+        return { next: [...others.filter((s) => !drop.has(s.endpoint)), sub], result: drop.size }
+      }),
+    removeEndpoint: (endpoint, device) =>
+      update((current) => {
+        const next = current.filter((s) => !(s.endpoint === endpoint && (device === undefined || s.device === device)))
+        return next.length === current.length ? { result: false } : { next, result: true }
+      }),
+    removeDevice: (device) =>
+      update((current) => {
+        const next = current.filter((s) => s.device !== device)
+        const n = current.length - next.length
+        return n ? { next, result: n } : { result: 0 }
+      }),
   }
 }

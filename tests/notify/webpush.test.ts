@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { readFileSync, statSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import type { BusEvent } from '../../core/bus.ts'
 import pairing from '../../plugins/pairing/index.ts'
 import push from '../../plugins/push/index.ts'
 import notifyWebpush, { topicOf } from '../../plugins/notify-webpush/index.ts'
+import { createSubscriptionStore, type WebPushSubscription } from '../../plugins/notify-webpush/subscriptions.ts'
+import { createBridgeStorage } from '../../storage/index.ts'
 import { startStandIn, type StandIn } from './stand-in.ts'
 import { browserKeys, checkVapid, decrypt, type BrowserKeys } from './webpush-crypto.ts'
 
@@ -127,6 +130,26 @@ describe('web push key and subscriptions', () => {
     expect(subs().filter((s) => s.device === d.id)).toHaveLength(9)
     await b.request('/admin/devices/revoke', { method: 'POST', json: { id: d.id } })
     await until('revoked subscriptions removed', () => !subs().some((s) => s.device === d.id))
+  })
+
+  it('keeps every change when adds and removals run at once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webpush-store-'))
+    try {
+      const storage = createBridgeStorage(dir)
+      const store = await createSubscriptionStore(storage)
+      const sub = (endpoint: string, created_at: number): WebPushSubscription => ({ device: 'd', endpoint, keys: { p256dh: 'p', auth: 'a' }, expirationTime: null, created_at })
+      for (const [i, e] of ['A', 'B', 'C'].entries()) await store.add(sub(e, i), 10)
+      // What two 410s in one fan-out and two browsers subscribing at that moment do.
+      const results = await Promise.all([store.removeEndpoint('A'), store.removeEndpoint('B'), store.add(sub('D', 3), 10), store.add(sub('E', 4), 10), store.removeEndpoint('A')])
+      expect(results).toEqual([true, true, 0, 0, false])
+      expect(store.list().map((s) => s.endpoint)).toEqual(['C', 'D', 'E'])
+      expect((await createSubscriptionStore(storage)).list().map((s) => s.endpoint)).toEqual(['C', 'D', 'E'])
+      // The per-device cap counts the subscriptions added just before, not a stale list.
+      expect(await Promise.all(['F', 'G', 'H'].map((e, i) => store.add(sub(e, 5 + i), 4)))).toEqual([0, 1, 1])
+      expect(store.list().map((s) => s.endpoint)).toEqual(['E', 'F', 'G', 'H'])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 
