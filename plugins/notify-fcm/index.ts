@@ -69,11 +69,13 @@ function createFcmNotifier(ctx: PluginContext, options: FcmOptions): FcmNotifier
 
   const sendOne = async (s: PushSender, message: Message, token: string, device: string): Promise<SendResult> => {
     const r = await s.send(message)
-    if (r.ok) failures.ok(device)
+    // One key for failure and recovery, or a device that failed once is never cleared.
+    const target = `device ${device}`
+    if (r.ok) failures.ok(target)
     else if (r.dead) {
       ctx.log.info(`push token of device ${device} is no longer valid (${r.code}); cleared`)
       await ctx.devices.clearPushToken(token).catch(() => {})
-    } else failures.failed(`device ${device}`, `${r.code}: ${r.message}`)
+    } else failures.failed(target, `${r.code}: ${r.message}`)
     return r
   }
 
