@@ -197,7 +197,7 @@ export async function run(): Promise<void> {
     console.log(`  end-to-end  p50 ${ms(pct(e2e, 50))}  p99 ${ms(pct(e2e, 99))}  max ${ms(pct(e2e, 100))}`)
     console.log(`  fan-out     p50 ${ms(pct(fan, 50))}  p99 ${ms(pct(fan, 99))}  max ${ms(pct(fan, 100))}   (target p99 < 25 ms)`)
     console.log(`  floor       p50 ${ms(pct(floor, 50))}  p99 ${ms(pct(floor, 99))}   (herdr's own per-pane subscription in a separate idle process, same transitions)`)
-    console.log(`  ratio       end-to-end/floor p50 ${(pct(e2e, 50) / pct(floor, 50)).toFixed(2)}x  p99 ${(pct(e2e, 99) / pct(floor, 99)).toFixed(2)}x`)
+    console.log(`  ratio       end-to-end/floor p50 ${(pct(e2e, 50) / pct(floor, 50)).toFixed(2)}x  p99 ${(pct(e2e, 99) / pct(floor, 99)).toFixed(2)}x   (target p50 ≤ 1.1x)`)
     console.log(`  rss         before ${mb(rssBefore)}  after ${mb(rssAfter)}  (${rssAfter >= rssBefore ? '+' : ''}${mb(rssAfter - rssBefore)})`)
   } finally {
     for (const c of clients) c.ws.close()
