@@ -13,6 +13,8 @@ export interface PostOptions {
   backoffMs?: number[]
   /** Statuses worth another try (5xx always are). */
   retryOn?: number[]
+  /** Longest Retry-After honoured; 10 s by default. */
+  retryAfterCapMs?: number
   dispatcher?: Dispatcher
 }
 
@@ -30,7 +32,7 @@ export async function postWithRetry(url: string, opts: PostOptions): Promise<Pos
   for (let attempt = 0; attempt <= backoff.length; attempt++) {
     if (attempt > 0) {
       // A Retry-After the service asked for (capped) wins over our own delay.
-      const wait = !last.ok && last.retryAfterMs !== undefined ? Math.min(last.retryAfterMs, MAX_RETRY_AFTER_MS) : backoff[attempt - 1]
+      const wait = !last.ok && last.retryAfterMs !== undefined ? Math.min(last.retryAfterMs, opts.retryAfterCapMs ?? MAX_RETRY_AFTER_MS) : backoff[attempt - 1]
       await new Promise((r) => setTimeout(r, wait))
     }
     try {

@@ -28,6 +28,8 @@ const DEFAULT_SUBJECT = 'mailto:herdr-bridge@users.noreply.github.com'
 export interface WebPushOptions {
   /** Delays between tries on 429/5xx/network errors; `[1000, 3000]` by default. */
   backoffMs?: number[]
+  /** Longest Retry-After honoured; 10 s by default (tests lower it). */
+  retryAfterCapMs?: number
   /** undici dispatcher for push requests (tests). */
   dispatcher?: Dispatcher
 }
@@ -60,6 +62,13 @@ export function alertPayload(ev: AlertEvent) {
 
 export const dismissPayload = (ev: DismissEvent) => ({ type: 'dismiss' as const, tag: ev.tag, server_id: ev.server_id, pane: ev.pane })
 
+/**
+ * A subscription as logs show it: its device, push service and a short hash of the endpoint.
+ * The endpoint itself never goes to the log: whoever holds it can push to that browser.
+ */
+const describeSubscription = (sub: Pick<WebPushSubscription, 'device' | 'endpoint'>) =>
+  `device ${sub.device} (${new URL(sub.endpoint).host} #${createHash('sha256').update(sub.endpoint).digest('hex').slice(0, 8)})`
+
 async function createWebPushNotifier(ctx: PluginContext, options: WebPushOptions): Promise<WebPushNotifier> {
   const subscriptions = await createSubscriptionStore(ctx.storage)
   const failures = createFailureLog(ctx.log, WEBPUSH_CHANNEL)
@@ -88,23 +97,25 @@ async function createWebPushNotifier(ctx: PluginContext, options: WebPushOptions
       contentEncoding: 'aes128gcm',
     })
     const headers = Object.fromEntries(Object.entries(req.headers).map(([k, val]) => [k, String(val)]))
-    const target = `device ${sub.device} (${new URL(sub.endpoint).host})`
+    // Keyed by endpoint: two browsers of one device at one push service fail and recover apart.
+    const label = describeSubscription(sub)
     const r = await postWithRetry(req.endpoint, {
       headers,
       body: req.body as Buffer,
       timeoutMs: 10_000,
       backoffMs: options.backoffMs ?? [1000, 3000],
       retryOn: [429],
+      retryAfterCapMs: options.retryAfterCapMs,
       dispatcher: options.dispatcher,
     })
     if (r.ok) {
-      failures.ok(target)
+      failures.ok(sub.endpoint, label)
       return true
     }
     if (r.status === 404 || r.status === 410) {
-      ctx.log.info(`web push: the subscription of ${target} has expired (${r.status}); removed`)
+      ctx.log.info(`web push: the subscription of ${label} has expired (${r.status}); removed`)
       await subscriptions.removeEndpoint(sub.endpoint).catch(() => {})
-    } else failures.failed(target, r.error)
+    } else failures.failed(sub.endpoint, r.error, label)
     return false
   }
 

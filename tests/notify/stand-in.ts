@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net'
 /**
  * A loopback HTTP server standing in for a push service, an ntfy server or a webhook receiver:
  * it records each request's method, path, headers and exact body bytes, and answers as told
- * per path (a status list consumed one per request, or `stall` to never answer).
+ * per path (a status list consumed one per request, `stall` to never answer, `reset` to drop the
+ * connection unanswered, or a status with headers such as Retry-After).
  */
 export interface Received {
   method: string
@@ -14,7 +15,7 @@ export interface Received {
   at: number
 }
 
-export type Answer = number | 'stall'
+export type Answer = number | 'stall' | 'reset' | { status: number; headers: Record<string, string> }
 
 export interface StandIn {
   url: string
@@ -74,7 +75,9 @@ export async function startStandIn(): Promise<StandIn> {
         res.on('close', () => (open.delete(res), s.stalled--))
         return
       }
-      res.writeHead(a, { 'content-type': 'text/plain' }).end(a < 300 ? '' : `status ${a}`)
+      if (a === 'reset') return void req.socket.destroy()
+      const { status, headers } = typeof a === 'number' ? { status: a, headers: {} } : a
+      res.writeHead(status, { 'content-type': 'text/plain', ...headers }).end(status < 300 ? '' : `status ${status}`)
     })
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createHash } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createConsola } from 'consola'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import type { BusEvent } from '../../core/bus.ts'
 import pairing from '../../plugins/pairing/index.ts'
@@ -21,12 +23,15 @@ import { browserKeys, checkVapid, decrypt, type BrowserKeys } from './webpush-cr
 let svc: StandIn
 let b: TestBridge
 const events: BusEvent[] = []
+/** The bridge's log lines from info up, as `<type> <message>`. */
+const lines: string[] = []
 
 beforeAll(async () => {
   svc = await startStandIn()
   b = await startBridge({
     env: { BRIDGE_WEBPUSH_INSECURE: '1', BRIDGE_WEBPUSH_SUBJECT: 'mailto:ops@example.com' },
-    user: { plugins: [pairing, push, [notifyWebpush, { backoffMs: [20, 40] }]] },
+    log: createConsola({ level: 3, reporters: [{ log: (o) => void lines.push(`${o.type} ${o.args.join(' ')}`) }] }).withTag('bridge'),
+    user: { plugins: [pairing, push, [notifyWebpush, { backoffMs: [20, 40], retryAfterCapMs: 1500 }]] },
   })
   b.bridge.ctx.bus.subscribe({ deliver: (e) => void events.push(e) })
 })
@@ -56,6 +61,9 @@ async function subscribe(token: string | undefined, path: string): Promise<Brows
   expect(await r.json()).toEqual({ ok: true })
   return { ...keys, endpoint }
 }
+
+/** How the log names a subscription: device, push service, and the endpoint's hash only. */
+const label = (device: string, endpoint: string) => `device ${device} (${new URL(endpoint).host} #${createHash('sha256').update(endpoint).digest('hex').slice(0, 8)})`
 
 const subs = () => JSON.parse(readFileSync(join(b.dataDir, 'webpush-subscriptions.json'), 'utf8')) as { device: string; endpoint: string }[]
 
@@ -206,21 +214,72 @@ describe('web push delivery', () => {
     await b.request('/webpush/unsubscribe', { method: 'POST', token: d.bearer, json: { endpoint: keys.endpoint } })
   })
 
-  it('removes a subscription the push service answers 410 for, and retries a 503', async () => {
+  it('removes subscriptions the push service answers 404 or 410 for, and retries a 503', async () => {
     const d = await b.pair('gone browser')
     const gone = await subscribe(d.bearer, '/push/gone')
+    const missing = await subscribe(d.bearer, '/push/missing')
     const flaky = await subscribe(d.bearer, '/push/flaky')
     svc.answer('/push/gone', 410)
+    svc.answer('/push/missing', 404)
     svc.answer('/push/flaky', 503, 201)
     status('w2:p1', 'blocked')
     const sent = await until('push_sent', () => events.find((e) => e.type === 'push_sent' && e.payload.agent === 'w2:p1'))
-    expect(sent.payload).toMatchObject({ sent: 1, total: 2 })
+    expect(sent.payload).toMatchObject({ sent: 1, total: 3 })
     expect(svc.received.filter((r) => r.path === '/push/gone')).toHaveLength(1)
+    expect(svc.received.filter((r) => r.path === '/push/missing')).toHaveLength(1)
     expect(svc.received.filter((r) => r.path === '/push/flaky')).toHaveLength(2)
     expect(subs().map((s) => s.endpoint)).not.toContain(gone.endpoint)
+    expect(subs().map((s) => s.endpoint)).not.toContain(missing.endpoint)
     expect(subs().map((s) => s.endpoint)).toContain(flaky.endpoint)
+    expect(lines).toContain(`info web push: the subscription of ${label(d.id, missing.endpoint)} has expired (404); removed`)
     await b.request('/admin/devices/revoke', { method: 'POST', json: { id: d.id } })
     await until('revoked', () => !subs().some((s) => s.endpoint === flaky.endpoint))
+  })
+
+  it('retries a 429 after the Retry-After the push service asks for, capped, three tries at most', async () => {
+    const d = await b.pair('busy service')
+    await subscribe(d.bearer, '/push/later')
+    await subscribe(d.bearer, '/push/much-later')
+    await subscribe(d.bearer, '/push/busy')
+    svc.answer('/push/later', { status: 429, headers: { 'retry-after': '1' } }, 201)
+    svc.answer('/push/much-later', { status: 429, headers: { 'retry-after': '3600' } }, 201)
+    svc.answer('/push/busy', 429)
+    status('w2:p2', 'blocked')
+    const sent = await until('push_sent', () => events.find((e) => e.type === 'push_sent' && e.payload.agent === 'w2:p2'))
+    expect(sent.payload).toMatchObject({ sent: 2, total: 3 })
+    const gap = (path: string) => {
+      const got = svc.received.filter((r) => r.path === path)
+      expect(got, path).toHaveLength(2)
+      return got[1].at - got[0].at
+    }
+    // The backoff alone would be 20 ms; the service's 1 s is honoured, its hour cut to the cap.
+    expect(gap('/push/later')).toBeGreaterThanOrEqual(950)
+    expect(gap('/push/much-later')).toBeGreaterThanOrEqual(1450)
+    expect(gap('/push/much-later')).toBeLessThan(10_000)
+    expect(svc.received.filter((r) => r.path === '/push/busy')).toHaveLength(3)
+    await b.request('/admin/devices/revoke', { method: 'POST', json: { id: d.id } })
+  })
+
+  it('logs failures per subscription, never its endpoint: one failing browser of a device does not flip-flop with a working one', async () => {
+    const d = await b.pair('two profiles')
+    const bad = await subscribe(d.bearer, '/push/profile-bad')
+    await subscribe(d.bearer, '/push/profile-good')
+    svc.answer('/push/profile-bad', 500)
+    const from = lines.length
+    for (const pane of ['w2:p3', 'w2:p4']) {
+      status(pane, 'blocked')
+      await until(`push_sent ${pane}`, () => events.find((e) => e.type === 'push_sent' && e.payload.agent === pane))
+    }
+    svc.answer('/push/profile-bad', 201)
+    status('w2:p5', 'blocked')
+    await until('push_sent w2:p5', () => events.find((e) => e.type === 'push_sent' && e.payload.agent === 'w2:p5'))
+    const mine = lines.slice(from).filter((l) => l.includes('web push') || l.includes('webpush:'))
+    expect(mine).toEqual([
+      `warn webpush: ${label(d.id, bad.endpoint)}: HTTP 500: status 500 (further failures of this target are not logged until it works again)`,
+      `info webpush: ${label(d.id, bad.endpoint)} works again`,
+    ])
+    expect(lines.join('\n')).not.toContain('/push/profile')
+    await b.request('/admin/devices/revoke', { method: 'POST', json: { id: d.id } })
   })
 
   it('skips a device that muted the pane until it unmutes', async () => {
