@@ -17,6 +17,8 @@ export const WEBHOOK_CHANNEL = 'webhook'
 
 export interface WebhookOptions {
   backoffMs?: number[]
+  /** Per try; 5 s by default (tests lower it). */
+  timeoutMs?: number
   dispatcher?: Dispatcher
 }
 
@@ -59,7 +61,7 @@ function createWebhookNotifier(ctx: PluginContext, options: WebhookOptions): Not
       hooks.map(async (h, i) => {
         const headers: Record<string, string> = { 'content-type': 'application/json', 'X-Bridge-Event': event, 'user-agent': 'herdr-bridge' }
         if (h.secret) headers['X-Bridge-Signature'] = signature(h.secret, body)
-        const r = await postWithRetry(h.url, { headers, body, timeoutMs: 5000, backoffMs: options.backoffMs, dispatcher: options.dispatcher })
+        const r = await postWithRetry(h.url, { headers, body, timeoutMs: options.timeoutMs ?? 5000, backoffMs: options.backoffMs, dispatcher: options.dispatcher })
         const label = `#${i + 1} ${redactUrl(h.url)}`
         if (r.ok) failures.ok(h.url, label)
         else failures.failed(h.url, r.error, label)

@@ -187,3 +187,69 @@ describe('ntfy and webhooks from the environment', () => {
     expect(lines.join('\n')).not.toContain('/b')
   })
 })
+
+describe('an unsigned webhook and ntfy without a public URL or token', () => {
+  let plain: TestBridge
+  const plainEvents: BusEvent[] = []
+  const webhookTest = async () => {
+    const r = await plain.request('/admin/notify/test', { method: 'POST', json: { channel: 'webhook' } })
+    expect(r.status).toBe(200)
+    return ((await r.json()) as { channels: unknown[] }).channels
+  }
+  const hits = (path: string, from: number) => hooks.received.slice(from).filter((x) => x.path === path)
+
+  beforeAll(async () => {
+    plain = await startBridge({
+      env: { BRIDGE_NTFY_URL: `${ntfy.url}/plain`, BRIDGE_NTFY_TOKEN: '', BRIDGE_WEBHOOK_URL: `${hooks.url}/c`, BRIDGE_WEBHOOK_SECRET: '', BRIDGE_PUBLIC_URL: '' },
+      user: { plugins: [pairing, push, [notifyNtfy, { backoffMs: [20, 40] }], [notifyWebhook, { backoffMs: [20, 40], timeoutMs: 300 }]] },
+    })
+    plain.bridge.ctx.bus.subscribe({ deliver: (e) => void plainEvents.push(e) })
+  })
+  afterAll(async () => {
+    await plain?.close()
+  })
+
+  it('ntfy gets no Click (no public URL) and no Authorization; the webhook carries no signature', async () => {
+    plain.bridge.ctx.bus.publish('multiplexer', 'pane_agent_status_changed', { pane_id: 'w9:p1', workspace_id: 'w9', agent: 'claude', agent_status: 'blocked', session: 'default' })
+    const r = await ntfy.waitFor((x) => x.path === '/plain')
+    expect([r.headers.priority, r.headers.tags, r.body.toString('utf8')]).toEqual(['high', 'blocked', 'Needs you'])
+    expect(r.headers).not.toHaveProperty('click')
+    expect(r.headers).not.toHaveProperty('authorization')
+    const h = await hooks.waitFor((x) => x.path === '/c')
+    expect(h.headers['x-bridge-event']).toBe('agent.blocked')
+    expect(h.headers).not.toHaveProperty('x-bridge-signature')
+    const sent = await until('push_sent', () => plainEvents.find((e) => e.type === 'push_sent' && e.payload.agent === 'w9:p1'))
+    expect(sent.payload).toMatchObject({ sent: 2, total: 2 })
+  })
+
+  it('retries a webhook whose connection drops unanswered', async () => {
+    hooks.answer('/c', 'reset', 200)
+    const from = hooks.received.length
+    expect(await webhookTest()).toEqual([{ channel: 'webhook', sent: 1, total: 1, enabled: true }])
+    expect(hits('/c', from)).toHaveLength(2)
+  })
+
+  it('gives a silent receiver the per-try timeout, three tries, then reports it', async () => {
+    hooks.answer('/c', 'stall')
+    const from = hooks.received.length
+    expect(await webhookTest()).toEqual([{ channel: 'webhook', sent: 0, total: 1, enabled: true, note: 'no answer within 0.3 s' }])
+    const got = hits('/c', from)
+    expect(got).toHaveLength(3)
+    // Each next try comes only once the previous one timed out (300 ms) and the backoff passed.
+    expect(got[1].at - got[0].at).toBeGreaterThanOrEqual(300)
+    expect(got[2].at - got[1].at).toBeGreaterThanOrEqual(300)
+    await until('timed-out requests closed', () => hooks.stalled === 0)
+  })
+
+  it('stops after three tries of a failing receiver', async () => {
+    hooks.answer('/c', 'reset')
+    let from = hooks.received.length
+    expect(await webhookTest()).toEqual([{ channel: 'webhook', sent: 0, total: 1, enabled: true, note: 'UND_ERR_SOCKET' }])
+    expect(hits('/c', from)).toHaveLength(3)
+    hooks.answer('/c', 503)
+    from = hooks.received.length
+    expect(await webhookTest()).toEqual([{ channel: 'webhook', sent: 0, total: 1, enabled: true, note: 'HTTP 503: status 503' }])
+    expect(hits('/c', from)).toHaveLength(3)
+    hooks.answer('/c', 200)
+  })
+})
