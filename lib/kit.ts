@@ -69,8 +69,9 @@ export {
 } from './transcript/entry.ts'
 // Tool-call diffs, capped at 400 lines / 12 000 runes.
 export { capDiff, diffForEdit, diffForWrite, diffFromStructuredPatch, type BuiltDiff } from './transcript/diffs.ts'
-// Locating: safe names, herdr's session value, the pane's cwds.
-export { SAFE_NAME, isFile, sessionValue, cwdsOf, sharesCwdWith, type TranscriptReader } from './transcript/locate.ts'
+// Locating: safe names, herdr's session value, the pane's cwds, a file's header lines, and the
+// fallback without a session id (the newest session recorded for the pane's cwd).
+export { SAFE_NAME, isFile, sessionValue, cwdsOf, sharesCwdWith, readHeadLines, newestSession, locateByCwd, type TranscriptReader } from './transcript/locate.ts'
 // JSONL files: complete-line scanning, the last 64 KiB, timestamps, the card summary, paging.
 export { scanLines } from './transcript/lines.ts'
 export { readTailLines, lastTimestamp, timestampOf, TAIL_BYTES } from './transcript/activity.ts'

@@ -7,7 +7,7 @@
  * Gemini appends a message again, complete, when it gains tool calls or results.
  */
 import { createHash } from 'node:crypto'
-import { open, readdir, readFile, stat } from 'node:fs/promises'
+import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import {
   cap,
@@ -15,10 +15,14 @@ import {
   cwdsOf,
   isObj,
   lastTimestamp,
+  locateByCwd,
+  newestSession,
+  normalizeJsonLine,
   oneLine,
+  parseJsonRecord,
+  readHeadLines,
   SAFE_NAME,
   sessionValue,
-  sharesCwdWith,
   str,
   stripAnsi,
   OUTPUT_CAP,
@@ -36,13 +40,10 @@ export const geminiDir = ({ home, env }: TranscriptHost) => (env.GEMINI_CLI_HOME
 // ---- normalize: one record → entries ----
 
 export function normalizeGeminiLine(line: string): RawEntry[] {
-  let o: unknown
-  try {
-    o = JSON.parse(line)
-  } catch {
-    return [{ id: '', role: 'system', kind: 'message', parsed: false }]
-  }
-  if (!isObj(o)) return [{ id: '', role: 'system', kind: 'message', parsed: false }]
+  return normalizeJsonLine(line, normalizeRecord)
+}
+
+function normalizeRecord(o: Record<string, any>): RawEntry[] {
   // Metadata, `$set` and `$rewindTo` records carry no conversation.
   if (typeof o.type !== 'string' || typeof o.id !== 'string') return []
   const base = { id: o.id, ...(typeof o.timestamp === 'string' ? { ts: o.timestamp } : {}) }
@@ -157,51 +158,31 @@ async function sessionFiles(dir: string): Promise<string[]> {
 
 /** `sessionId` from the first line (its metadata record). */
 async function sessionIdOf(path: string): Promise<string | undefined> {
-  const fh = await open(path, 'r').catch(() => null)
-  if (!fh) return undefined
-  try {
-    const buf = Buffer.alloc(16 << 10)
-    const { bytesRead } = await fh.read(buf, 0, buf.length, 0)
-    const first = buf.toString('utf8', 0, bytesRead).split('\n')[0]
-    const id = JSON.parse(first)?.sessionId
-    return typeof id === 'string' ? id : undefined
-  } catch {
-    return undefined
-  } finally {
-    await fh.close()
-  }
+  const id = parseJsonRecord((await readHeadLines(path, 16 << 10))[0] ?? '')?.sessionId
+  return typeof id === 'string' ? id : undefined
 }
 
 export async function locateGemini({ agent, home, env, others }: LocateInput): Promise<Location> {
   const host = { home, env }
-  const cwds = cwdsOf(agent)
-  if (!cwds.length) return { ok: false, reason: 'transcript not available: this agent has no working directory' }
   const sid = sessionValue(agent)
-  if (sid && !SAFE_NAME.test(sid)) return { ok: false, reason: 'transcript not available: unusable session id' }
-  if (!sid && sharesCwdWith(agent, others)) {
-    return { ok: false, reason: 'transcript not available yet — this agent has not reported its session id' }
-  }
-  for (const cwd of cwds) {
+  // No id: the newest session of the pane's projects.
+  if (!sid) return locateByCwd(agent, others, (cwds) => newestOfProjects(host, cwds))
+  if (!SAFE_NAME.test(sid)) return { ok: false, reason: 'transcript not available: unusable session id' }
+  for (const cwd of cwdsOf(agent)) {
     for (const dir of await projectDirs(host, cwd)) {
-      const files = await sessionFiles(dir)
-      if (!sid) {
-        // No id: the newest session of the project.
-        let best: { path: string; mtime: number } | null = null
-        for (const f of files.slice(0, 50)) {
-          const st = await stat(f).catch(() => null)
-          if (st?.isFile() && (!best || st.mtimeMs > best.mtime)) best = { path: f, mtime: st.mtimeMs }
-        }
-        const id = best && (await sessionIdOf(best.path))
-        if (best && id && SAFE_NAME.test(id)) return { ok: true, located: { sessionId: id, path: best.path } }
-        continue
-      }
       // The file name carries the id's first 8 characters; the metadata line says the rest.
-      for (const f of files.filter((f) => f.endsWith(`-${sid.slice(0, 8)}.jsonl`))) {
+      for (const f of (await sessionFiles(dir)).filter((f) => f.endsWith(`-${sid.slice(0, 8)}.jsonl`))) {
         if ((await sessionIdOf(f)) === sid) return { ok: true, located: { sessionId: sid, path: f } }
       }
     }
   }
   return { ok: false, reason: 'transcript not available: no gemini session file for this agent' }
+}
+
+async function newestOfProjects(host: TranscriptHost, cwds: string[]) {
+  const paths: string[] = []
+  for (const cwd of cwds) for (const dir of await projectDirs(host, cwd)) paths.push(...(await sessionFiles(dir)).slice(0, 50))
+  return newestSession(paths, sessionIdOf)
 }
 
 export const geminiTranscript: TranscriptCapability = {

@@ -7,6 +7,7 @@ import {
   cap,
   capRunes,
   isObj,
+  normalizeJsonLine,
   oneLine,
   str,
   stripAnsi,
@@ -24,18 +25,7 @@ import {
 const DROPPED = new Set(['session', 'model_change', 'thinking_level_change', 'custom', 'label', 'session_info'])
 
 export function normalizePiLine(line: string): RawEntry[] {
-  let o: unknown
-  try {
-    o = JSON.parse(line)
-  } catch {
-    return [{ id: '', role: 'system', kind: 'message', parsed: false }]
-  }
-  if (!isObj(o)) return [{ id: '', role: 'system', kind: 'message', parsed: false }]
-  try {
-    return normalizeObject(o)
-  } catch {
-    return [{ id: '', role: 'system', kind: 'message', parsed: false }]
-  }
+  return normalizeJsonLine(line, normalizeObject)
 }
 
 type Base = (block: number) => Pick<RawEntry, 'id' | 'parent_id' | 'ts'>

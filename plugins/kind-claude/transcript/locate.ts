@@ -1,7 +1,7 @@
 /** Where claude keeps a session's transcript (reference-facts §5.1). Never guesses another session's file. */
-import { readdir, stat, open } from 'node:fs/promises'
-import { join } from 'node:path'
-import { cwdsOf, isFile, SAFE_NAME, sessionValue, sharesCwdWith, type LocateInput, type Location } from '../../../lib/kit.ts'
+import { readdir } from 'node:fs/promises'
+import { basename, join } from 'node:path'
+import { cwdsOf, isFile, locateByCwd, newestSession, parseJsonRecord, readHeadLines, SAFE_NAME, sessionValue, type LocateInput, type Location } from '../../../lib/kit.ts'
 
 export const projectsDir = (home: string) => join(home, '.claude', 'projects')
 
@@ -34,66 +34,34 @@ export async function findSessionFile(home: string, cwds: string[], sid: string)
 
 export async function locateClaude({ agent, home, others }: LocateInput): Promise<Location> {
   const sid = sessionValue(agent)
+  if (!sid) return locateByCwd(agent, others, (cwds) => newestForCwd(home, cwds))
+  if (!SAFE_NAME.test(sid)) return { ok: false, reason: 'transcript not available: unusable session id' }
   const cwds = cwdsOf(agent)
-  if (sid) {
-    if (!SAFE_NAME.test(sid)) return { ok: false, reason: 'transcript not available: unusable session id' }
-    const found = await findSessionFile(home, cwds, sid)
-    if (found) return { ok: true, located: { sessionId: sid, path: found } }
-    // Known id, no file yet: an empty source at the future path that streams once it appears.
-    if (cwds.length) return { ok: true, located: { sessionId: sid, path: join(projectsDir(home), encodeCwd(cwds[0]), `${sid}.jsonl`) } }
-    return { ok: false, reason: 'transcript not available: no transcript file for this session' }
-  }
-  if (!cwds.length) return { ok: false, reason: 'transcript not available yet: this agent has not reported its session id' }
-  // Without an id the newest file of the cwd is only safe when no other claude shares that cwd.
-  if (sharesCwdWith(agent, others)) return { ok: false, reason: 'transcript not available yet — this agent has not reported its session id' }
-  const newest = await newestForCwd(home, cwds)
-  if (!newest) return { ok: false, reason: 'transcript not available: no transcript file for this agent' }
-  return { ok: true, located: newest }
+  const found = await findSessionFile(home, cwds, sid)
+  if (found) return { ok: true, located: { sessionId: sid, path: found } }
+  // Known id, no file yet: an empty source at the future path that streams once it appears.
+  if (cwds.length) return { ok: true, located: { sessionId: sid, path: join(projectsDir(home), encodeCwd(cwds[0]), `${sid}.jsonl`) } }
+  return { ok: false, reason: 'transcript not available: no transcript file for this session' }
 }
 
+/** The newest session file in the cwds' project dirs whose records were written in one of the cwds. */
 async function newestForCwd(home: string, cwds: string[]) {
-  let best: { sessionId: string; path: string; mtime: number } | null = null
+  const paths: string[] = []
   for (const cwd of cwds) {
     const dir = join(projectsDir(home), encodeCwd(cwd))
-    let names: string[] = []
-    try {
-      names = await readdir(dir)
-    } catch {
-      continue
-    }
-    for (const name of names) {
-      if (!name.endsWith('.jsonl')) continue
-      const sid = name.slice(0, -6)
-      if (!SAFE_NAME.test(sid)) continue
-      const p = join(dir, name)
-      const st = await stat(p).catch(() => null)
-      if (!st?.isFile() || (best && st.mtimeMs <= best.mtime)) continue
-      if (cwds.includes((await recordedCwd(p)) ?? '')) best = { sessionId: sid, path: p, mtime: st.mtimeMs }
-    }
+    for (const name of await readdir(dir).catch(() => [])) if (name.endsWith('.jsonl')) paths.push(join(dir, name))
   }
-  return best ? { sessionId: best.sessionId, path: best.path } : null
+  return newestSession(paths, async (p) => {
+    const sid = basename(p).slice(0, -6)
+    return SAFE_NAME.test(sid) && cwds.includes((await recordedCwd(p)) ?? '') ? sid : undefined
+  })
 }
 
 /** The first `cwd` field among the first 10 non-empty lines (read from the first 256 KiB). */
 async function recordedCwd(path: string): Promise<string | undefined> {
-  const fh = await open(path, 'r').catch(() => null)
-  if (!fh) return undefined
-  try {
-    const buf = Buffer.allocUnsafe(256 << 10)
-    const { bytesRead } = await fh.read(buf, 0, buf.length, 0)
-    const lines = buf
-      .toString('utf8', 0, bytesRead)
-      .split('\n')
-      .filter((l) => l.trim())
-      .slice(0, 10)
-    for (const l of lines) {
-      try {
-        const o = JSON.parse(l)
-        if (typeof o?.cwd === 'string') return o.cwd
-      } catch {}
-    }
-    return undefined
-  } finally {
-    await fh.close()
+  for (const l of await readHeadLines(path, 256 << 10, 10)) {
+    const cwd = parseJsonRecord(l)?.cwd
+    if (typeof cwd === 'string') return cwd
   }
+  return undefined
 }

@@ -5,9 +5,20 @@
  * `session_meta.cwd` is the pane's cwd is taken, unless another codex shares that cwd.
  * Paths are only ever built from directory listings.
  */
-import { open, readdir, stat } from 'node:fs/promises'
-import { join } from 'node:path'
-import { cwdsOf, sharesCwdWith, isFile, SAFE_NAME, sessionValue, type LocateInput, type Location, type TranscriptHost } from '../../../lib/kit.ts'
+import { readdir } from 'node:fs/promises'
+import { basename, join } from 'node:path'
+import {
+  isFile,
+  locateByCwd,
+  newestSession,
+  parseJsonRecord,
+  readHeadLines,
+  SAFE_NAME,
+  sessionValue,
+  type LocateInput,
+  type Location,
+  type TranscriptHost,
+} from '../../../lib/kit.ts'
 
 export const codexHome = ({ home, env }: TranscriptHost) => env.CODEX_HOME?.trim() || join(home, '.codex')
 export const sessionsDir = (host: TranscriptHost) => join(codexHome(host), 'sessions')
@@ -70,63 +81,40 @@ export async function findRollout(host: TranscriptHost, sid: string): Promise<st
 export async function locateCodex({ agent, home, env, others }: LocateInput): Promise<Location> {
   const host = { home, env }
   const sid = sessionValue(agent)
-  if (sid) {
-    if (!SAFE_NAME.test(sid)) return { ok: false, reason: 'transcript not available: unusable session id' }
-    const path = await findRollout(host, sid)
-    // Known id, no file yet (codex writes it with the first turn): an empty source whose path
-    // never exists; the stream's rotation check moves to the real file once it appears.
-    return { ok: true, located: { sessionId: sid, path: path ?? join(sessionsDir(host), `pending-${sid}.jsonl`) } }
-  }
-  const cwds = cwdsOf(agent)
-  if (!cwds.length) return { ok: false, reason: 'transcript not available yet: this agent has not reported its session id' }
-  if (sharesCwdWith(agent, others)) return { ok: false, reason: 'transcript not available yet — this agent has not reported its session id' }
-  const newest = await newestForCwd(host, cwds)
-  if (!newest) return { ok: false, reason: 'transcript not available: no transcript file for this agent' }
-  return { ok: true, located: newest }
+  if (!sid) return locateByCwd(agent, others, (cwds) => newestForCwd(host, cwds))
+  if (!SAFE_NAME.test(sid)) return { ok: false, reason: 'transcript not available: unusable session id' }
+  const path = await findRollout(host, sid)
+  // Known id, no file yet (codex writes it with the first turn): an empty source whose path
+  // never exists; the stream's rotation check moves to the real file once it appears.
+  return { ok: true, located: { sessionId: sid, path: path ?? join(sessionsDir(host), `pending-${sid}.jsonl`) } }
 }
 
 /** The newest rollouts by name (names start with their time), whose meta names one of the cwds. */
 async function newestForCwd(host: TranscriptHost, cwds: string[]) {
-  const root = sessionsDir(host)
-  let seen = 0
-  let best: { sessionId: string; path: string; mtime: number } | null = null
-  for await (const dir of rolloutDirs(root)) {
+  let left = MAX_CWD_CANDIDATES
+  for await (const dir of rolloutDirs(sessionsDir(host))) {
     const files = (await names(dir))
       .filter((n) => ROLLOUT.test(n))
       .sort()
       .reverse()
-    for (const name of files) {
-      if (++seen > MAX_CWD_CANDIDATES) return pick(best)
-      const p = join(dir, name)
-      const st = await stat(p).catch(() => null)
-      if (!st?.isFile() || (best && st.mtimeMs <= best.mtime)) continue
-      const meta = await readMeta(p)
-      const sessionId = meta.id ?? idOfRollout(name)
-      if (meta.cwd && cwds.includes(meta.cwd) && sessionId && SAFE_NAME.test(sessionId)) best = { sessionId, path: p, mtime: st.mtimeMs }
-    }
+      .slice(0, left)
+    left -= files.length
+    const best = await newestSession(
+      files.map((n) => join(dir, n)),
+      async (p) => {
+        const meta = await readMeta(p)
+        return meta.cwd && cwds.includes(meta.cwd) ? (meta.id ?? idOfRollout(basename(p))) : undefined
+      },
+    )
     // Day folders are newest first: a match in a newer day beats any older one.
-    if (best) return pick(best)
+    if (best || left <= 0) return best
   }
-  return pick(best)
+  return null
 }
-
-const pick = (b: { sessionId: string; path: string } | null) => (b ? { sessionId: b.sessionId, path: b.path } : null)
 
 /** `session_meta.payload` {id, cwd} from the first line (first 64 KiB; instructions can be long). */
 export async function readMeta(path: string): Promise<{ id?: string; cwd?: string }> {
-  const fh = await open(path, 'r').catch(() => null)
-  if (!fh) return {}
-  try {
-    const buf = Buffer.allocUnsafe(64 << 10)
-    const { bytesRead } = await fh.read(buf, 0, buf.length, 0)
-    const text = buf.toString('utf8', 0, bytesRead)
-    const nl = text.indexOf('\n')
-    const o = JSON.parse(nl < 0 ? text : text.slice(0, nl))
-    const p = o?.type === 'session_meta' ? o.payload : o
-    return { id: typeof p?.id === 'string' ? p.id : undefined, cwd: typeof p?.cwd === 'string' ? p.cwd : undefined }
-  } catch {
-    return {}
-  } finally {
-    await fh.close()
-  }
+  const o = parseJsonRecord((await readHeadLines(path, 64 << 10))[0] ?? '')
+  const p = o?.type === 'session_meta' ? o.payload : o
+  return { id: typeof p?.id === 'string' ? p.id : undefined, cwd: typeof p?.cwd === 'string' ? p.cwd : undefined }
 }
