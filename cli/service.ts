@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { homedir, userInfo } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { resolveDataDir } from '../core/config.ts'
 import { baseOfAddr } from './admin-client.ts'
-import { CliError } from './errors.ts'
+import { CliError, bridgeCommand } from './errors.ts'
 
 /**
  * `bridge service …`: a systemd user unit on Linux (restart on failure, logs in the journal)
@@ -20,6 +20,8 @@ export interface ServiceSpec {
   argv: string[]
   /** PATH for the service: herdr and git must be found there (service managers start with a bare one). */
   path: string
+  /** HERDR_SOCKET_PATH and BRIDGE_* of the installing shell, when set: the service sees what `serve` would here. */
+  env: Record<string, string>
   dataDir: string
   home: string
 }
@@ -31,7 +33,15 @@ export function serviceSpec(opts: { addr?: string; dir?: string; env?: NodeJS.Pr
   const dataDir = resolveDataDir(opts.dir, env)
   const bin = realpathSync(join(packageRoot(), 'cli', 'bin.mjs'))
   const argv = [process.execPath, bin, 'serve', '--dir', dataDir, ...(opts.addr ? ['--addr', opts.addr] : [])]
-  return { argv, path: env.PATH ?? '/usr/local/bin:/usr/bin:/bin', dataDir, home: env.HOME ?? homedir() }
+  return { argv, path: env.PATH ?? '/usr/local/bin:/usr/bin:/bin', env: carriedEnv(env), dataDir, home: env.HOME ?? homedir() }
+}
+
+/** BRIDGE_DIR is left out: the unit pins the data dir with --dir already. A value with a line break cannot be written into a unit. */
+function carriedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const keys = Object.keys(env)
+    .filter((k) => (k === 'HERDR_SOCKET_PATH' || k.startsWith('BRIDGE_')) && k !== 'BRIDGE_DIR' && env[k] && !/[\r\n]/.test(env[k]!))
+    .sort()
+  return Object.fromEntries(keys.map((k) => [k, env[k]!]))
 }
 
 /** The folder holding package.json, from the sources (cli/) or the compiled layout (dist/cli/). */
@@ -58,6 +68,7 @@ export function systemdUnit(s: ServiceSpec): string {
     `ExecStart=${s.argv.map(systemdWord).join(' ')}`,
     env('PATH', s.path),
     env('NODE_ENV', 'production'),
+    ...Object.entries(s.env).map(([k, v]) => env(k, v)),
     'Restart=on-failure',
     'RestartSec=5',
     '',
@@ -81,7 +92,11 @@ export function launchdPlist(s: ServiceSpec): string {
 ${s.argv.map((a) => `    <string>${xml(a)}</string>`).join('\n')}
   </array>
   <key>EnvironmentVariables</key>
-  <dict><key>PATH</key><string>${xml(s.path)}</string></dict>
+  <dict>
+${Object.entries({ PATH: s.path, ...s.env })
+  .map(([k, v]) => `    <key>${xml(k)}</key><string>${xml(v)}</string>`)
+  .join('\n')}
+  </dict>
   <key>RunAtLoad</key><true/>
   <key>KeepAlive</key><dict><key>SuccessfulExit</key><false/></dict>
   <key>StandardOutPath</key><string>${xml(log)}</string>
@@ -101,29 +116,43 @@ function unitPath(env: NodeJS.ProcessEnv = process.env): string {
 
 function supported(): void {
   if (process.platform !== 'linux' && !isMac())
-    throw new CliError(`bridge service supports Linux (systemd) and macOS (launchd), not ${process.platform}; run \`bridge serve\` under your own supervisor`)
+    throw new CliError(`bridge service supports Linux (systemd) and macOS (launchd), not ${process.platform}; run \`${bridgeCommand('serve')}\` under your own supervisor`)
 }
 
-/** Runs a service-manager command with the terminal attached; a missing binary is one line. */
-function run(cmd: string, args: string[], quiet = false): Promise<number> {
+const noSession = () =>
+  new CliError(
+    `no ${isMac() ? 'launchd' : 'systemd'} user session here; print the unit with \`${bridgeCommand('service install --print')}\` and install it by hand, or run \`${bridgeCommand('serve')}\` under your own supervisor`,
+  )
+
+/**
+ * Runs a service-manager command. Its stdout goes to the terminal; its stderr too, unless
+ * `capture` keeps it for our own one-line error. A missing binary means no session to manage.
+ */
+function run(cmd: string, args: string[], opts: { quiet?: boolean; capture?: boolean } = {}): Promise<{ code: number; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: quiet ? 'ignore' : 'inherit' })
-    child.once('error', (err: NodeJS.ErrnoException) =>
-      reject(
-        err.code === 'ENOENT'
-          ? new CliError(
-              `${cmd} not found: this machine has no ${isMac() ? 'launchd' : 'systemd'} user session; print the unit with \`bridge service install --print\` and run \`bridge serve\` under your own supervisor`,
-            )
-          : err,
-      ),
-    )
-    child.once('exit', (code) => resolve(code ?? 1))
+    const child = spawn(cmd, args, { stdio: opts.quiet ? 'ignore' : ['inherit', 'inherit', opts.capture ? 'pipe' : 'inherit'] })
+    let stderr = ''
+    child.stderr?.on('data', (d) => (stderr += d))
+    child.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'ENOENT' ? noSession() : err))
+    child.once('close', (code) => resolve({ code: code ?? 1, stderr }))
   })
 }
 
 async function must(cmd: string, args: string[]): Promise<void> {
-  const code = await run(cmd, args)
-  if (code !== 0) throw new CliError(`\`${cmd} ${args.join(' ')}\` failed (exit ${code}); see its message above`)
+  const { code, stderr } = await run(cmd, args, { capture: true })
+  if (code === 0) return
+  const why = stderr.trim().split('\n').pop()?.trim()
+  throw new CliError(`\`${cmd} ${args.join(' ')}\` failed (exit ${code})${why ? `: ${why}` : ''}`)
+}
+
+/**
+ * Whether systemctl reaches this login's user manager: a container, a root shell or an SSH
+ * login without lingering has none, and every other systemctl call would fail after we wrote.
+ */
+async function requireSession(): Promise<void> {
+  if (isMac()) return
+  const { code } = await run('systemctl', ['--user', 'show-environment'], { quiet: true })
+  if (code !== 0) throw noSession()
 }
 
 export async function serviceInstall(opts: { addr?: string; dir?: string; print?: boolean }): Promise<void> {
@@ -131,45 +160,62 @@ export async function serviceInstall(opts: { addr?: string; dir?: string; print?
   const text = isMac() ? launchdPlist(spec) : systemdUnit(spec)
   if (opts.print) return void process.stdout.write(text)
   supported()
+  await requireSession()
   const file = unitPath()
+  const before = existsSync(file) ? readFileSync(file) : null
   mkdirSync(dirname(file), { recursive: true })
-  writeFileSync(file, text, { mode: 0o644 })
-  console.log(`wrote ${file}`)
-  if (isMac()) {
-    const domain = `gui/${userInfo().uid}`
-    await run('launchctl', ['bootout', `${domain}/${LABEL}`], true)
-    await must('launchctl', ['bootstrap', domain, file])
-  } else {
-    await must('systemctl', ['--user', 'daemon-reload'])
-    await must('systemctl', ['--user', 'enable', '--now', UNIT])
-    // Without lingering, a user unit stops at logout; say how to keep it running.
-    console.log(`started ${UNIT}; to keep it running after logout: loginctl enable-linger ${userInfo().username}`)
+  // 0600: the unit may carry tokens from the environment (BRIDGE_NTFY_TOKEN, BRIDGE_WEBHOOK_SECRET).
+  writeFileSync(file, text, { mode: 0o600 })
+  try {
+    if (isMac()) {
+      const domain = `gui/${userInfo().uid}`
+      await run('launchctl', ['bootout', `${domain}/${LABEL}`], { quiet: true })
+      await must('launchctl', ['bootstrap', domain, file])
+    } else {
+      await must('systemctl', ['--user', 'daemon-reload'])
+      await must('systemctl', ['--user', 'enable', '--now', UNIT])
+    }
+  } catch (err) {
+    // Leave the machine as it was: a unit that was never started is not "installed".
+    if (before) writeFileSync(file, before, { mode: 0o600 })
+    else rmSync(file, { force: true })
+    if (!isMac()) await run('systemctl', ['--user', 'daemon-reload'], { quiet: true }).catch(() => {})
+    throw err
   }
-  console.log('check it with `bridge service status` and `bridge status`; logs: `bridge service logs`')
+  console.log(`wrote ${file}`)
+  // Without lingering, a user unit stops at logout; say how to keep it running.
+  if (!isMac()) console.log(`started ${UNIT}; to keep it running after logout: loginctl enable-linger ${userInfo().username}`)
+  else console.log(`started ${LABEL}`)
+  console.log(`check it with \`${bridgeCommand('service status')}\` and \`${bridgeCommand('status')}\`; logs: \`${bridgeCommand('service logs')}\``)
 }
 
 export async function serviceUninstall(): Promise<void> {
   supported()
   const file = unitPath()
   if (!existsSync(file)) throw new CliError(`no service installed (${file} does not exist)`)
-  if (isMac()) await run('launchctl', ['bootout', `gui/${userInfo().uid}/${LABEL}`])
+  await requireSession()
+  if (isMac()) await run('launchctl', ['bootout', `gui/${userInfo().uid}/${LABEL}`], { capture: true })
   else await must('systemctl', ['--user', 'disable', '--now', UNIT])
   rmSync(file, { force: true })
   if (!isMac()) await must('systemctl', ['--user', 'daemon-reload'])
   console.log(`removed ${file}`)
 }
 
+/** The service manager's own report; its exit code is ours (systemctl: 3 when stopped). */
 export async function serviceStatus(): Promise<number> {
   supported()
-  if (!existsSync(unitPath())) throw new CliError(`no service installed; install it with \`bridge service install\``)
-  return isMac() ? run('launchctl', ['print', `gui/${userInfo().uid}/${LABEL}`]) : run('systemctl', ['--user', 'status', '--no-pager', UNIT])
+  if (!existsSync(unitPath())) throw new CliError(`no service installed; install it with \`${bridgeCommand('service install')}\``)
+  await requireSession()
+  const r = isMac() ? await run('launchctl', ['print', `gui/${userInfo().uid}/${LABEL}`]) : await run('systemctl', ['--user', 'status', '--no-pager', UNIT])
+  return r.code
 }
 
 export async function serviceLogs(opts: { follow?: boolean; lines?: string }): Promise<void> {
   supported()
   const n = opts.lines ?? '100'
   if (!/^\d+$/.test(n)) throw new CliError(`bad --lines ${JSON.stringify(n)}: want a number`)
-  const code = isMac()
+  if (!isMac()) await requireSession()
+  const { code } = isMac()
     ? await run('tail', ['-n', n, ...(opts.follow ? ['-f'] : []), join(homedir(), 'Library', 'Logs', 'herdr-bridge.log')])
     : await run('journalctl', ['--user', '-u', UNIT, '-n', n, '--no-pager', ...(opts.follow ? ['-f'] : [])])
   if (code !== 0) process.exitCode = code

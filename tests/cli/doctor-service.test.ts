@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { execFileSync } from 'node:child_process'
 import { execa } from 'execa'
@@ -116,5 +116,129 @@ describe('bridge service', () => {
       StandardErrorPath: '/Users/me/Library/Logs/herdr-bridge.log',
     })
     expect(spec.argv.slice(2)).toEqual(['serve', '--dir', join(box.root, 'a&b'), '--addr', '127.0.0.1:9787'])
+  })
+})
+
+/**
+ * The systemd path against a stand-in systemctl and journalctl first on PATH: each records its
+ * argv, one line per call, so the tests see exactly which commands ran and in what order.
+ * FAKE_NO_BUS makes `systemctl --user` fail as it does without a user session; FAKE_FAIL names
+ * a systemctl verb that fails with systemd's own message.
+ */
+describe.runIf(process.platform === 'linux')('bridge service on systemd', () => {
+  const fake = join(box.root, 'fake-bin')
+  const calls = join(box.root, 'service-calls.log')
+  const unit = join(box.home, '.config/systemd/user/herdr-bridge.service')
+  let senv: NodeJS.ProcessEnv
+
+  beforeAll(() => {
+    mkdirSync(fake, { recursive: true })
+    const script = (name: string, body: string) => writeFileSync(join(fake, name), `#!/bin/sh\necho "${name} $*" >> "$FAKE_CALLS"\n${body}\n`, { mode: 0o755 })
+    script(
+      'systemctl',
+      [
+        'if [ -n "$FAKE_NO_BUS" ]; then echo "Failed to connect to bus: No medium found" >&2; exit 1; fi',
+        'case "$2" in',
+        '  show-environment) echo "HOME=$HOME" ;;',
+        '  status) echo "* herdr-bridge.service - herdr-bridge"; exit 3 ;;',
+        'esac',
+        'if [ "$2" = "$FAKE_FAIL" ]; then echo "Failed to $2 unit: Unit herdr-bridge.service is masked." >&2; exit 1; fi',
+        'exit 0',
+      ].join('\n'),
+    )
+    script('journalctl', 'echo "-- No entries --"')
+    senv = { ...env, PATH: `${fake}:${env.PATH}`, FAKE_CALLS: calls, HERDR_SOCKET_PATH: '/run/herdr test/herdr.sock', BRIDGE_LOG_LEVEL: '4' }
+  })
+
+  const recorded = () => (existsSync(calls) ? readFileSync(calls, 'utf8').trim().split('\n') : [])
+  const reset = () => rmSync(calls, { force: true })
+  const noSession =
+    'no systemd user session here; print the unit with `npx bridge service install --print` and install it by hand, or run `npx bridge serve` under your own supervisor'
+
+  it('install writes the unit, reloads, then enables and starts it', async () => {
+    reset()
+    const dir = join(box.root, 'svc-data')
+    const r = await cli(['service', 'install', '--addr', '127.0.0.1:9788', '--dir', dir], senv)
+    expect(r.exitCode, String(r.stderr)).toBe(0)
+    expect(String(r.stderr)).toBe('')
+    expect(recorded()).toEqual(['systemctl --user show-environment', 'systemctl --user daemon-reload', 'systemctl --user enable --now herdr-bridge.service'])
+    expect(String(r.stdout).split('\n')[0]).toBe(`wrote ${unit}`)
+    expect(statSync(unit).mode & 0o777).toBe(0o600)
+    const text = readFileSync(unit, 'utf8')
+    expect(text).toContain(`ExecStart=${process.execPath} ${join(REPO_ROOT, 'cli/bin.mjs')} serve --dir ${dir} --addr 127.0.0.1:9788\n`)
+    // The installing shell's herdr socket and BRIDGE_* settings, but not the (empty) unset ones.
+    expect(text).toContain('Environment="HERDR_SOCKET_PATH=/run/herdr test/herdr.sock"\n')
+    expect(text).toContain('Environment=BRIDGE_LOG_LEVEL=4\n')
+    expect(text).toContain(`Environment=BRIDGE_HERDR_BIN=${sim.herdrBin}\n`)
+    expect(text).not.toMatch(/BRIDGE_(ADDR|DIR|ADMIN_TOKEN)=/)
+  })
+
+  it("status passes the service manager's report and exit code through", async () => {
+    reset()
+    const r = await cli(['service', 'status'], senv)
+    expect(r.exitCode).toBe(3)
+    expect(String(r.stdout)).toBe('* herdr-bridge.service - herdr-bridge')
+    expect(recorded()).toEqual(['systemctl --user show-environment', 'systemctl --user status --no-pager herdr-bridge.service'])
+  })
+
+  it("logs reads the unit's journal", async () => {
+    reset()
+    const r = await cli(['service', 'logs'], senv)
+    expect(r.exitCode, String(r.stderr)).toBe(0)
+    expect(String(r.stdout)).toBe('-- No entries --')
+    const f = await cli(['service', 'logs', '-f', '-n', '20'], senv)
+    expect(f.exitCode, String(f.stderr)).toBe(0)
+    expect(recorded()).toEqual([
+      'systemctl --user show-environment',
+      'journalctl --user -u herdr-bridge.service -n 100 --no-pager',
+      'systemctl --user show-environment',
+      'journalctl --user -u herdr-bridge.service -n 20 --no-pager -f',
+    ])
+    expectOneLineError(await cli(['service', 'logs', '-n', 'all'], senv), 'bad --lines "all": want a number')
+  })
+
+  it('without a user session every subcommand says so in one line and changes nothing', async () => {
+    const before = readFileSync(unit, 'utf8')
+    reset()
+    for (const args of [['install'], ['uninstall'], ['status'], ['logs']]) {
+      const r = await cli(['service', ...args], { ...senv, FAKE_NO_BUS: '1', BRIDGE_LOG_LEVEL: '5' })
+      expectOneLineError(r, noSession)
+      expect(String(r.stdout)).toBe('')
+    }
+    expect(recorded()).toEqual(Array(4).fill('systemctl --user show-environment'))
+    expect(readFileSync(unit, 'utf8')).toBe(before)
+  })
+
+  it('uninstall stops, disables and removes the unit, then reloads', async () => {
+    reset()
+    const r = await cli(['service', 'uninstall'], senv)
+    expect(r.exitCode, String(r.stderr)).toBe(0)
+    expect(String(r.stdout).trim()).toBe(`removed ${unit}`)
+    expect(existsSync(unit)).toBe(false)
+    expect(recorded()).toEqual(['systemctl --user show-environment', 'systemctl --user disable --now herdr-bridge.service', 'systemctl --user daemon-reload'])
+    expectOneLineError(await cli(['service', 'uninstall'], senv), `no service installed (${unit} does not exist)`)
+    expectOneLineError(await cli(['service', 'status'], senv), 'no service installed; install it with `npx bridge service install`')
+  })
+
+  it('install on a machine with no user session writes nothing', async () => {
+    reset()
+    expectOneLineError(await cli(['service', 'install'], { ...senv, FAKE_NO_BUS: '1' }), noSession)
+    expect(existsSync(unit)).toBe(false)
+    const missing = await cli(['service', 'install'], { ...senv, PATH: join(box.root, 'empty-path') })
+    expectOneLineError(missing, noSession)
+    expect(existsSync(unit)).toBe(false)
+  })
+
+  it('a failed enable takes the unit away again and says why in one line', async () => {
+    reset()
+    const r = await cli(['service', 'install'], { ...senv, FAKE_FAIL: 'enable' })
+    expectOneLineError(r, '`systemctl --user enable --now herdr-bridge.service` failed (exit 1): Failed to enable unit: Unit herdr-bridge.service is masked.')
+    expect(existsSync(unit)).toBe(false)
+    expect(recorded()).toEqual([
+      'systemctl --user show-environment',
+      'systemctl --user daemon-reload',
+      'systemctl --user enable --now herdr-bridge.service',
+      'systemctl --user daemon-reload',
+    ])
   })
 })
