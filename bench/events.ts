@@ -9,7 +9,7 @@
  *   floor       simulator request sent → the dotted status event on a raw per-pane herdr
  *               subscription held by a separate process that does nothing else
  *               (bench/_events-floor.ts): what herdr alone costs
- * and the bridge's RSS before/after. The bridge runs in its own process (bench/_events-bridge.ts).
+ * and the bridge's RSS before/after. The bridge runs in its own process (bench/_bridge-child.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -18,6 +18,7 @@ import { spawn } from 'node:child_process'
 import readline from 'node:readline'
 import { WebSocket } from 'undici'
 import { startSim } from '../tests/harness/sim.ts'
+import { spawnBridge } from './_bridge.ts'
 
 const SUBSCRIBERS = 100
 const PANES = 20
@@ -31,36 +32,6 @@ const pct = (xs: number[], p: number) => {
 }
 const ms = (x: number) => `${x.toFixed(1)} ms`
 const mb = (x: number) => `${(x / 1024 / 1024).toFixed(1)} MiB`
-
-interface BridgeProc {
-  url: string
-  token: string
-  rss(): Promise<number>
-  stop(): Promise<void>
-}
-
-async function spawnBridge(home: string): Promise<BridgeProc> {
-  const child = spawn(process.execPath, ['--expose-gc', '--import', import.meta.resolve('tsx'), join(import.meta.dirname, '_events-bridge.ts'), home], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  })
-  const lines = readline.createInterface({ input: child.stdout! })
-  const waiting: ((l: string) => void)[] = []
-  lines.on('line', (l) => waiting.shift()?.(l))
-  const nextLine = () => new Promise<string>((r) => waiting.push(r))
-  const ready = await nextLine()
-  const info = JSON.parse(ready.slice(6))
-  return {
-    ...info,
-    async rss() {
-      child.stdin!.write('rss\n')
-      return Number((await nextLine()).slice(4))
-    },
-    async stop() {
-      child.stdin!.write('stop\n')
-      await new Promise((r) => child.once('exit', r))
-    },
-  }
-}
 
 /** A lean subscriber: records receipt time of status frames by seq, parses only those. */
 function subscriber(url: string) {
@@ -136,7 +107,7 @@ export async function run(): Promise<void> {
     const sentAt = new Map<string, number[]>()
     const epoch = () => performance.timeOrigin + performance.now()
 
-    const rssBefore = await bridge.rss()
+    const rssBefore = (await bridge.rss()).rss
     const emitted = new Map<number, number>()
     let lost = 0
     const started = performance.now()
@@ -179,7 +150,7 @@ export async function run(): Promise<void> {
         // Publish time is the envelope ts (the bridge's clock, whole ms; same host clock).
         fan.push(Math.max(0, r.now - r.ts))
       }
-    const rssAfter = await bridge.rss()
+    const rssAfter = (await bridge.rss()).rss
     const dumped = floorNext()
     floorProc.stdin!.write('dump\n')
     const received = JSON.parse(await dumped) as string[]
