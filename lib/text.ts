@@ -69,30 +69,16 @@ export function toOption(n: NumberedLine): CardOption {
   return { index: n.index, label: n.label, selected: n.selected }
 }
 
-const CHROME = [
-  'mode on (shift+tab',
-  'manual mode on',
-  'auto mode on',
-  'esc to interrupt',
-  '? for shortcuts',
-  'enter to select',
-  'esc to cancel',
-  'tab to amend',
-  'ctrl+e to explain',
-  'tab/arrow keys',
-  '↑/↓ to navigate',
-  'for getting started',
-  'welcome back',
-  '/release-notes',
-  'claude code v',
-  // Mode lines that do not say "mode" (`⏵⏵ accept edits on (shift+tab to cycle)`).
-  ' on (shift+tab',
-]
+/** Key hints most agents draw under their input. */
+const CHROME = ['esc to interrupt', '? for shortcuts', 'enter to select', 'esc to cancel', 'tab/arrow keys', '↑/↓ to navigate']
 
-/** UI furniture rather than content: key hints, mode lines, the input prompt. */
-export function isChrome(line: string): boolean {
+/**
+ * UI furniture rather than content: key hints, the empty input prompt, and any of `extra`
+ * (lower-case phrases: the furniture one kind draws, such as its banner or mode line).
+ */
+export function isChrome(line: string, extra: readonly string[] = []): boolean {
   const lower = line.toLowerCase()
-  if (CHROME.some((c) => lower.includes(c))) return true
+  if (CHROME.some((c) => lower.includes(c)) || extra.some((c) => lower.includes(c))) return true
   const t = line.trim()
   // The input prompt: `❯` (or an older build's `>`) with nothing typed.
   if (t === '>') return true
@@ -142,11 +128,11 @@ export function truncate(s: string, n = 120): string {
   )
 }
 
-/** Lines a reader would call content: no blanks, rules, box-only lines or chrome. */
-export function readableLines(lines: string[]): string[] {
+/** Lines a reader would call content: no blanks, rules, box-only lines or chrome (`extra` as for isChrome). */
+export function readableLines(lines: string[], extra: readonly string[] = []): string[] {
   const out: string[] = []
   for (const l of lines) {
-    if (isBlank(l) || isRule(l) || isBoxOnly(l) || isChrome(l)) continue
+    if (isBlank(l) || isRule(l) || isBoxOnly(l) || isChrome(l, extra)) continue
     const c = cleanText(l)
     if (c) out.push(c)
   }

@@ -3,9 +3,39 @@
  * `⏺` message blocks for the summary, and the permission-mode line.
  */
 import type { CardOption, ScreenCapability, ScreenParse, Summary, SummaryInput } from '../../lib/kit.ts'
-import { cleanText, isBlank, isBoxOnly, isChrome, isQuestionShaped, isRule, isSpinner, numberedOption, screenLines, startsMenu, toOption, truncate, unbox } from '../../lib/kit.ts'
+import {
+  cleanText,
+  isBlank,
+  isBoxOnly,
+  isChrome as isSharedChrome,
+  isQuestionShaped,
+  isRule,
+  isSpinner,
+  numberedOption,
+  screenLines,
+  startsMenu,
+  toOption,
+  truncate,
+  unbox,
+} from '../../lib/kit.ts'
 
 const lines = (text: string) => screenLines(text).map((l) => unbox(l))
+
+/** Claude's own furniture beside the shared key hints: its prompt's hints, welcome banner and mode lines. */
+const CLAUDE_CHROME = [
+  'tab to amend',
+  'ctrl+e to explain',
+  'mode on (shift+tab',
+  'manual mode on',
+  'auto mode on',
+  'for getting started',
+  'welcome back',
+  '/release-notes',
+  'claude code v',
+  // Mode lines that do not say "mode" (`⏵⏵ accept edits on (shift+tab to cycle)`).
+  ' on (shift+tab',
+]
+const isChrome = (line: string) => isSharedChrome(line, CLAUDE_CHROME)
 
 export function parseClaudeScreen(screen: string): ScreenParse | null {
   const ls = lines(screen)

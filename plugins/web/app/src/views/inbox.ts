@@ -71,7 +71,7 @@ function BridgeColumn({ bridge, feed, now, onRemove }: { bridge: SavedBridge; fe
       agents.length === 0 &&
       html`<div class="empty">
         <p><strong>No agents running.</strong></p>
-        <p class="muted">Start one in herdr (for example <code>herdr agent start</code>, or run <code>claude</code> in a pane) and it shows up here.</p>
+        <p class="muted">Start one in herdr (for example <code>herdr agent start</code>, or run a coding agent in a pane) and it shows up here.</p>
       </div>`
     }
     ${groups.map(
