@@ -5,8 +5,17 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { execFileSync } from 'node:child_process'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { vi } from 'vitest'
 
 export const CHROMIUM = '/usr/bin/chromium'
+/**
+ * One Playwright wait (a locator, a navigation): generous, because on a loaded 2-core machine one
+ * step can cover the app's load, the /events seed and the bridge's herdr calls together.
+ */
+export const WAIT_MS = 60_000
+// A test that imports this file gets room for a full wait and more: vitest's 30 s default would
+// end it before Playwright could say what it was waiting for (screenshots.ts runs outside vitest).
+if (process.env.VITEST) vi.setConfig({ testTimeout: 2 * WAIT_MS })
 const ROOT = resolve(import.meta.dirname, '../..')
 export const DIST = join(ROOT, 'plugins/web/dist')
 
@@ -39,7 +48,7 @@ export async function launch(viewport = { width: 390, height: 844 }): Promise<Br
   const profile = mkdtempSync(join(tmpdir(), 'web-e2e-profile-'))
   const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport, timeout: 60_000 })
   const page = context.pages()[0] ?? (await context.newPage())
-  page.setDefaultTimeout(20_000)
+  page.setDefaultTimeout(WAIT_MS)
   return {
     context,
     page,

@@ -1,6 +1,6 @@
 // The web client's pure logic (no browser): ordering, times, the /events state machine, the
-// transcript reducer, diff parsing, completion, pairing input, static-file rules.
-import { describe, expect, it } from 'vitest'
+// transcript reducer, diff parsing, completion, pairing input, static-file rules, the card's poller.
+import { describe, expect, it, vi } from 'vitest'
 import { inboxGroups, inboxOrder, relativeTime, unwrapSnapshot, type Agent } from '../../plugins/web/app/src/lib/inbox.ts'
 import { backoff, feedFrame } from '../../plugins/web/app/src/lib/feed.ts'
 import { emptyTranscript, olderRequest, transcriptFrame } from '../../plugins/web/app/src/lib/transcript.ts'
@@ -9,6 +9,7 @@ import { completions, slashQuery } from '../../plugins/web/app/src/lib/commands.
 import { parsePairingInput } from '../../plugins/web/app/src/lib/pairing.ts'
 import { normalizeBaseUrl, upsertBridge, wsUrl } from '../../plugins/web/app/src/lib/bridges.ts'
 import { cacheControlOf, confine, contentTypeOf, isAppRoute } from '../../plugins/web/static.ts'
+import { poller } from '../../plugins/web/app/src/lib/poll.ts'
 
 const agent = (pane_id: string, attention_rank: number, recency_rank: number): Agent => ({
   agent: 'claude',
@@ -179,5 +180,69 @@ describe('static files', () => {
     expect(isAppRoute('/agent/x')).toBe(true)
     expect(isAppRoute('/x.png')).toBe(false)
     expect(isAppRoute('/assets/x')).toBe(false)
+  })
+})
+
+describe('card poller', () => {
+  it('reads one at a time: the next poll waits for the answer, and asks during a read share one read right after it', async () => {
+    vi.useFakeTimers()
+    try {
+      let open = 0
+      let most = 0
+      let reads = 0
+      const answers: Array<() => void> = []
+      const p = poller(
+        () =>
+          new Promise<void>((res) => {
+            reads++
+            most = Math.max(most, ++open)
+            answers.push(() => (open--, res()))
+          }),
+        1500,
+      )
+      const first = p.now()
+      expect(reads).toBe(1)
+      // A slow bridge: the interval passes many times while the read is out, and nothing is re-asked.
+      await vi.advanceTimersByTimeAsync(10_000)
+      expect(reads).toBe(1)
+      const a = p.now()
+      const b = p.now()
+      expect(reads).toBe(1)
+      answers.shift()!()
+      await first
+      expect(reads).toBe(2)
+      answers.shift()!()
+      await Promise.all([a, b])
+      expect(reads).toBe(2)
+      // Then every 1.5 s after the last answer.
+      await vi.advanceTimersByTimeAsync(1499)
+      expect(reads).toBe(2)
+      await vi.advanceTimersByTimeAsync(1)
+      expect(reads).toBe(3)
+      answers.shift()!()
+      p.stop()
+      await vi.advanceTimersByTimeAsync(10_000)
+      expect(reads).toBe(3)
+      expect(most).toBe(1)
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
+  it('keeps polling after a failed read', async () => {
+    vi.useFakeTimers()
+    try {
+      let reads = 0
+      const p = poller(async () => {
+        reads++
+        throw new Error('502')
+      }, 1500)
+      await p.now()
+      await vi.advanceTimersByTimeAsync(1500)
+      expect(reads).toBe(2)
+      p.stop()
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ConsoleMessage, Page, Response } from 'playwright-core'
 import { startStack, type Stack } from '../harness/stack.ts'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
+import { until } from '../harness/wait.ts'
 import { ensureBuilt, launch, type Browser } from './browser.ts'
 
 let stack: Stack
@@ -104,27 +105,41 @@ describe('web client states', () => {
 
   it('after an approve the badge follows the card at once, never contradicting it', async () => {
     const device = await stack.bridge.pair('states browser 2')
+    // The fake agent reports "blocked" on its own clock: the bridge must show the question (with
+    // its options) before the page is asked to.
+    await until(
+      async () => {
+        const res = await stack.bridge.request(`/agent-state?pane=${encodeURIComponent(blocked)}`, { token: device.bearer })
+        return res.status === 200 && ((await res.json()) as { blocked?: { options?: unknown[] } }).blocked?.options?.length
+      },
+      `GET /agent-state to show ${blocked}'s question with options`,
+      60_000,
+    )
     await openWith(stack.bridge.url, [{ url: stack.bridge.url, bearer: device.bearer }])
+    await page.locator('.conn-live').waitFor()
     await page.goto(`${stack.bridge.url}/#/agent/b1/${encodeURIComponent(blocked)}/card`)
-    const yes = page.locator('button.option[data-default="true"]')
+    // Enabled only once the snapshot carries the question's seq (an earlier tap would be refused as stale).
+    const yes = page.locator('button.option[data-default="true"]:enabled')
     await yes.waitFor()
     expect(await page.locator('.agent-head .badge').textContent()).toBe('blocked')
-    await yes.click()
-    // Each card load carries the pane's status: whenever the options are gone, the badge is not "blocked",
-    // and whenever it says "blocked", the options are there.
-    const deadline = Date.now() + 20_000
-    let settled = false
-    while (Date.now() < deadline && !settled) {
-      const seen = await page.evaluate(() => ({
-        badge: document.querySelector('.agent-head .badge')?.textContent ?? '',
-        options: document.querySelectorAll('button.option').length,
-      }))
-      if (seen.options === 0) {
-        expect(seen.badge).not.toBe('blocked')
-        settled = seen.badge === 'idle' || seen.badge === 'done'
+    // Every DOM change from here on is checked: the badge says "blocked" exactly when the card
+    // shows the question's group, and it settles on idle or done with the group gone.
+    await page.evaluate(() => {
+      const w = window as unknown as { contradictions: string[]; settled: boolean }
+      w.contradictions = []
+      w.settled = false
+      const check = () => {
+        const badge = document.querySelector('.agent-head .badge')?.textContent ?? ''
+        const group = document.querySelector('.card .blocked') !== null
+        if ((badge === 'blocked') !== group)
+          w.contradictions.push(`badge ${badge} with${group ? '' : 'out'} the question (${document.querySelectorAll('button.option').length} options)`)
+        if (!group && (badge === 'idle' || badge === 'done')) w.settled = true
       }
-      await new Promise((r) => setTimeout(r, 50))
-    }
-    expect(settled).toBe(true)
+      new MutationObserver(check).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true })
+    })
+    await yes.click()
+    await page.waitForFunction(() => (window as unknown as { settled: boolean }).settled, undefined, { timeout: 60_000 })
+    expect(await page.evaluate(() => (window as unknown as { contradictions: string[] }).contradictions)).toEqual([])
+    expect(await page.locator('button.option').count()).toBe(0)
   })
 })

@@ -6,6 +6,7 @@ import { agentTitle } from '../lib/inbox.ts'
 import { agentHref, type Tab } from '../route.ts'
 import { completions, commandText, slashQuery, type Command } from '../lib/commands.ts'
 import { capsOf, loadKinds, type KindCaps } from '../lib/kinds.ts'
+import { poller, type Poller } from '../lib/poll.ts'
 import { TerminalView } from './terminal.ts'
 import { TranscriptView } from './transcript.ts'
 import { DiffView } from './diff.ts'
@@ -85,7 +86,6 @@ interface Option {
   key?: string
 }
 
-/** The parsed state card, polled every 1.5 s while shown and at once on a status change. */
 /**
  * The status the card itself shows. Its screen is read fresher than herdr's status report, so a
  * question on screen is "blocked", and a just-answered one no longer is (the agent moves on).
@@ -114,33 +114,58 @@ function CardView({
   const [error, setError] = useState('')
   const [busy, setBusy] = useState(false)
   const [draft, setDraft] = useState<string | undefined>(undefined)
+  // Bumped when something the card shows may have changed (an action sent, a status change
+  // seen in the snapshot): an answer to a read that started before that is dropped.
+  const epoch = useRef(0)
+  const poll = useRef<Poller | null>(null)
   const load = useCallback(async () => {
+    const mine = epoch.current
     try {
       const c = await api.get(`/agent-state?pane=${encodeURIComponent(pane)}`)
+      if (mine !== epoch.current) return
       setCard(c)
       if (typeof c?.agent_status === 'string') onStatus?.(cardStatus(c))
       setError('')
     } catch (err) {
-      setError(errText(err))
+      if (mine === epoch.current) setError(errText(err))
     }
   }, [api, pane, onStatus])
   useEffect(() => {
-    void load()
-    const t = setInterval(load, 1500)
-    return () => clearInterval(t)
+    const p = poller(load, 1500)
+    poll.current = p
+    void p.now()
+    return () => p.stop()
   }, [load])
-  useEffect(() => void load(), [agent?.agent_status, agent?.state_change_seq])
+  /** After an action or a status change: drop reads in flight and read again. */
+  const refresh = useCallback(() => {
+    epoch.current++
+    return poll.current?.now() ?? Promise.resolve()
+  }, [])
+  const statusKey = `${agent?.agent_status}/${agent?.state_change_seq}`
+  const seenKey = useRef(statusKey)
+  useEffect(() => {
+    if (seenKey.current === statusKey) return
+    seenKey.current = statusKey
+    // herdr says the agent left the question: its options are spent, whatever the last card said.
+    if (agent && agent.agent_status !== 'blocked') setCard((c: any) => (c?.blocked ? { ...c, blocked: undefined } : c))
+    void refresh()
+  }, [statusKey])
+  // The default option's /approve carries the snapshot's seq for this very question; until the
+  // snapshot shows the agent blocked, that seq is unknown (or the previous state's) and the
+  // bridge would refuse it as stale.
+  const seq = agent?.agent_status === 'blocked' && typeof agent.state_change_seq === 'number' ? agent.state_change_seq : undefined
 
   async function choose(o: Option) {
     setBusy(true)
     try {
       if (o.selected) {
-        const r = await api.post('/approve', { agent: pane, seq: agent?.state_change_seq ?? 0 })
+        if (seq === undefined) return
+        const r = await api.post('/approve', { agent: pane, seq })
         if (r.applied === true) toast(`Chose “${o.label}”`)
         else toast(r.reason || 'not applied', 'error')
       } else if (o.key && !o.index) await api.post('/send', { pane, key: o.key })
       else await api.post('/send', { pane, text: `${o.index}\n` })
-      await load()
+      await refresh()
     } catch (err) {
       toast(errText(err), 'error')
     } finally {
@@ -152,7 +177,7 @@ function CardView({
     try {
       const r = await api.post('/agent-mode/cycle', { pane })
       toast(`Permission mode: ${r.permission_mode ?? 'changed'}`)
-      await load()
+      await refresh()
     } catch (err) {
       toast(errText(err), 'error')
     }
@@ -174,7 +199,13 @@ function CardView({
             <div class="options">
               ${(blocked.options as Option[]).map(
                 (o) =>
-                  html`<button class=${o.selected ? 'option primary' : 'option'} disabled=${busy} onClick=${() => choose(o)} data-default=${o.selected ? 'true' : undefined}>
+                  html`<button
+                    class=${o.selected ? 'option primary' : 'option'}
+                    disabled=${busy || (o.selected && seq === undefined)}
+                    title=${o.selected && seq === undefined ? 'Waiting for the bridge to report this question' : undefined}
+                    onClick=${() => choose(o)}
+                    data-default=${o.selected ? 'true' : undefined}
+                  >
                     ${o.index > 0 && html`<span class="num" aria-hidden="true">${o.index}</span>`}<span>${o.label}</span>${o.key && !o.index ? html` <kbd>${o.key}</kbd>` : ''}
                   </button>`,
               )}
@@ -192,7 +223,7 @@ function CardView({
       `
     }
     <${Suggestions} api=${api} pane=${pane} status=${agent?.agent_status} bridgeKey=${bridgeKey} onPrompt=${setDraft} />
-    <${ReplyBox} api=${api} pane=${pane} draft=${draft} onSent=${load} />
+    <${ReplyBox} api=${api} pane=${pane} draft=${draft} onSent=${refresh} />
   </section>`
 }
 
