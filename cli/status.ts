@@ -1,16 +1,5 @@
 import { adminClient, CliError, reachable, type TargetOptions } from './admin-client.ts'
 import { bridgeCommand } from './errors.ts'
-import { pushCredentialFiles } from './push-files.ts'
-import { loadConfig, type BridgeConfig } from '../core/config.ts'
-
-/** The daemon's own config, for its push settings; a file this user cannot read is no file. */
-function readConfigQuietly(dir: string, env: NodeJS.ProcessEnv): BridgeConfig | null {
-  try {
-    return loadConfig({ dir, env, create: false })
-  } catch {
-    return null
-  }
-}
 
 export interface StatusOptions extends TargetOptions {
   json?: boolean
@@ -27,6 +16,8 @@ interface DaemonStatus {
   data_dir: string
   herdr: { expected_protocol: number; sessions: { name: string; socket: string; state: string; answers: boolean; herdr_version?: string; protocol?: number; error?: string }[] }
   devices: number
+  /** Absent from bridges older than this CLI. */
+  alerts?: { channel: string; loaded: boolean; configured: boolean; detail: string }[]
 }
 
 /**
@@ -45,12 +36,10 @@ export async function status(opts: StatusOptions): Promise<number> {
     throw admin.notRunning()
   }
   const s = await admin.call<DaemonStatus>('GET', '/admin/status')
-  const env = opts.env ?? process.env
-  const push = { credential_file: pushCredentialFiles(readConfigQuietly(s.data_dir, env), s.data_dir, env).found }
   const live = s.herdr.sessions.filter((x) => x.answers)
   const ok = live.length > 0
   if (opts.json) {
-    out(JSON.stringify({ running: true, url: base, ...s, push, ok }, null, 2))
+    out(JSON.stringify({ running: true, url: base, ...s, ok }, null, 2))
     return ok ? 0 : 1
   }
   const rows: [string, string][] = [
@@ -59,10 +48,14 @@ export async function status(opts: StatusOptions): Promise<number> {
     ['public URL', s.public_url],
     ['data dir', s.data_dir],
     ['devices', `${s.devices} paired`],
-    ['push', push.credential_file ? `credentials in ${push.credential_file}` : 'no credential file (alerts are only logged, unless on Google Cloud); see `bridge push status`'],
   ]
   const w = Math.max(...rows.map((r) => r[0].length))
   for (const [k, v] of rows) out(`${k.padEnd(w)}  ${v}`)
+  if (s.alerts) {
+    out(`alert channels (\`${bridgeCommand('notify test')}\` sends a test alert):`)
+    const cw = Math.max(...s.alerts.map((a) => a.channel.length))
+    for (const a of s.alerts) out(`  ${a.configured ? '✓' : '–'} ${a.channel.padEnd(cw)}  ${a.detail}`)
+  } else out('alert channels: not reported by this bridge (it is older than this command)')
   out(`herdr sessions (this bridge speaks protocol ${s.herdr.expected_protocol}):`)
   for (const x of s.herdr.sessions) {
     const what = x.answers ? `herdr ${x.herdr_version}, protocol ${x.protocol}, ${x.state}` : `not answering (${x.error})`

@@ -70,6 +70,7 @@ export default defineBridgePlugin({
           ),
         }),
         devices: v.number(),
+        alerts: v.array(v.object({ channel: v.string(), loaded: v.boolean(), configured: v.boolean(), detail: v.string() })),
       }),
       handler: ({ ctx, state }) => status(ctx, state),
     }),

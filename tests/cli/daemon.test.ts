@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startSim, type Sim } from '../harness/sim.ts'
 import { cli, expectOneLineError, sandbox, startDaemon, type Daemon } from './helpers.ts'
 import { reachableAddresses, isTailnet } from '../../cli/addresses.ts'
+import { startBridge } from '../harness/bridge.ts'
+import pairing from '../../plugins/pairing/index.ts'
+import health from '../../plugins/health/index.ts'
 
 // Each CLI call is a new node process: on a loaded 2-core machine one can take seconds.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 })
@@ -15,10 +18,18 @@ let sim: Sim
 let daemon: Daemon
 let env: NodeJS.ProcessEnv
 
+/** Nothing listens on port 9: an alert to this topic fails quietly. */
+const NTFY_URL = 'http://127.0.0.1:9/secret-topic'
+
 beforeAll(async () => {
   sim = await startSim({ home: box.home, sessions: ['default', 'work'] })
   env = { ...box.env, ...sim.clientEnv(), BRIDGE_HERDR_BIN: sim.herdrBin }
-  daemon = await startDaemon(env)
+  // FCM finds a key (it is only read at a send, and no device has a push token); ntfy gets a topic.
+  mkdirSync(box.dataDir, { recursive: true, mode: 0o700 })
+  writeFileSync(join(box.dataDir, 'serviceAccount.json'), JSON.stringify({ type: 'service_account', project_id: 'bridge-test', client_email: 'b@bridge-test.iam' }), {
+    mode: 0o600,
+  })
+  daemon = await startDaemon({ ...env, BRIDGE_NTFY_URL: NTFY_URL, BRIDGE_NTFY_TOKEN: 'tk' })
   await daemon.waitFor('herdr session work found')
 })
 
@@ -63,6 +74,16 @@ describe('status', () => {
     expect(out).toMatch(new RegExp(`^bridge +running at ${daemon.url} \\(pid ${daemon.proc.pid}\\), version 0\\.1\\.0 \\(API \\d+\\), up \\d+`, 'm'))
     expect(out).toMatch(new RegExp(`^data dir +${box.dataDir}$`, 'm'))
     expect(out).toMatch(/^devices +0 paired$/m)
+    expect(out).toContain(
+      [
+        'alert channels (`npx bridge notify test` sends a test alert):',
+        `  ✓ fcm      credentials in ${join(box.dataDir, 'serviceAccount.json')}; 0 devices with a push token`,
+        `  ✓ webpush  VAPID key pair in ${join(box.dataDir, 'webpush-vapid.json')}; browsers subscribe from the web app`,
+        '  ✓ ntfy     topic http://127.0.0.1:9/… with a token',
+        '  – webhook  not configured: set BRIDGE_WEBHOOK_URL (or notify.webhooks)',
+        'herdr sessions (this bridge speaks protocol 20):',
+      ].join('\n'),
+    )
     expect(out).toContain(`  ✓ default  herdr 0.8.0, protocol 20, connected  ${sim.socketPath('default')}`)
   })
 
@@ -80,14 +101,39 @@ describe('status', () => {
       public_url: daemon.url,
       data_dir: box.dataDir,
       devices: 0,
-      push: { credential_file: null },
       herdr: { expected_protocol: 20 },
     })
+    expect(s.alerts.map((a: any) => [a.channel, a.loaded, a.configured])).toEqual([
+      ['fcm', true, true],
+      ['webpush', true, true],
+      ['ntfy', true, true],
+      ['webhook', true, false],
+    ])
     expect(s.uptime_s).toBeGreaterThanOrEqual(0)
     expect(s.herdr.sessions.map((x: any) => [x.name, x.answers, x.protocol, x.herdr_version])).toEqual([
       ['default', true, 20, '0.8.0'],
       ['work', true, 20, '0.8.0'],
     ])
+  })
+})
+
+describe('status of a bridge without the notifier plugins', () => {
+  it('names each channel as not loaded, with the line to add', async () => {
+    const b = await startBridge({ user: { plugins: [pairing, health] }, env: { BRIDGE_WEBHOOK_URL: 'https://hooks.example/x' } })
+    try {
+      const r = await cli(['status', '--json', '--url', b.url, '--dir', b.dataDir], env)
+      expect(r.exitCode, String(r.stderr)).toBe(1)
+      expect(JSON.parse(String(r.stdout)).alerts).toEqual(
+        ['fcm', 'webpush', 'ntfy', 'webhook'].map((channel) => ({
+          channel,
+          loaded: false,
+          configured: false,
+          detail: `not loaded: add the notify-${channel} plugin to bridge.config.ts`,
+        })),
+      )
+    } finally {
+      await b.close()
+    }
   })
 })
 
