@@ -8,11 +8,12 @@ import type { DeviceStore } from '../storage/devices.ts'
 import { authenticate, credentialOf } from './auth.ts'
 import { errorResponse, HttpError, json, text, unauthorized } from './respond.ts'
 import { HerdrError } from './herdr/index.ts'
-import { auditActor, type createAuditLog } from './audit.ts'
-import { ExecFailure, RESOURCE_CODES } from './exec.ts'
+import type { createAuditLog } from '../storage/audit-log.ts'
+import { RESOURCE_CODES } from '../lib/exec.ts'
 import { hasBody, isJsonContentType } from './content-type.ts'
-import { controlInParams } from './strings.ts'
-import { bodyChunks, type ServerGuard, type ServerLimits } from './limits.ts'
+import { controlInParams } from '../lib/strings.ts'
+import type { ServerGuard, ServerLimits } from './limits.ts'
+import { bodyChunks } from '../lib/body.ts'
 import { createCors } from './cors.ts'
 
 const MAX_JSON_BODY = 1024 * 1024
@@ -194,6 +195,9 @@ async function readJsonBody(event: H3Event, limits: ServerLimits, invalid?: stri
 
 /** Maps what a handler threw to a response: an HTTPError, herdr's errors, else a logged 500. */
 export function errorToResponse(err: unknown, style: 'text' | 'json', log: ConsolaInstance, where: string): Response {
+  const code = (err as NodeJS.ErrnoException)?.code
+  const busy = typeof code === 'string' && RESOURCE_CODES.has(code)
+  if (busy) log.warn(`${where}: ${code}`)
   if (HTTPError.isError(err)) {
     const headers: Record<string, string> = {}
     err.headers?.forEach((value, key) => (headers[key] = value))
@@ -203,24 +207,15 @@ export function errorToResponse(err: unknown, style: 'text' | 'json', log: Conso
     if (err.code === 'session_not_found') return errorResponse(404, err.message, style)
     return errorResponse(502, `herdr: ${err.code}: ${err.message}`, style)
   }
-  const code = (err as NodeJS.ErrnoException)?.code
   // The client hung up mid-request: nobody reads the answer, and any client can do it, so one quiet line.
   if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (err as Error)?.message === 'aborted') {
     log.debug(`${where}: client aborted the request`)
     return errorResponse(400, 'request aborted', style)
   }
-  if (typeof code === 'string' && RESOURCE_CODES.has(code)) {
-    log.warn(`${where}: ${code}`)
-    return errorResponse(
-      503,
-      err instanceof ExecFailure
-        ? err.message
-        : `the bridge is out of ${code === 'ENOMEM' ? 'memory' : code === 'EAGAIN' ? 'processes' : 'file descriptors'} (${code}); retry later`,
-      style,
-      { 'retry-after': '5' },
-    )
+  if (busy) {
+    const what = code === 'ENOMEM' ? 'memory' : code === 'EAGAIN' ? 'processes' : 'file descriptors'
+    return errorResponse(503, `the bridge is out of ${what} (${code}); retry later`, style, { 'retry-after': '5' })
   }
-  if (err instanceof ExecFailure) return errorResponse(502, err.message, style)
   log.error(`${where} failed:`, err)
   return errorResponse(500, 'internal error (see the bridge log)', style)
 }
@@ -228,4 +223,9 @@ export function errorToResponse(err: unknown, style: 'text' | 'json', log: Conso
 /** The node socket under a request (srvx keeps the node request on `runtime`). */
 function nodeSocketOf(request: Request): import('node:net').Socket | undefined {
   return (request as { runtime?: { node?: { req?: { socket?: import('node:net').Socket } } } }).runtime?.node?.req?.socket
+}
+
+/** Who, in the log: the device id, `admin`, or `-` for unauthenticated routes (pairing). */
+export function auditActor(auth: AuthInfo): string {
+  return auth.kind === 'device' ? auth.deviceId! : auth.kind === 'admin' ? 'admin' : '-'
 }

@@ -16,7 +16,6 @@ import { readFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import type { Socket } from 'node:net'
 import type { ConsolaInstance } from 'consola'
-import { HttpError } from './respond.ts'
 
 export interface ServerLimits {
   headers_timeout_ms: number
@@ -105,53 +104,3 @@ export function guardServer(server: Server, limits: ServerLimits, log: ConsolaIn
 }
 
 export type ServerGuard = ReturnType<typeof guardServer>
-
-/**
- * Reads a request body chunk by chunk, refusing with 408 when the client sends nothing for
- * `idleMs` or has not finished within `totalMs`, and with 413 past `max` bytes.
- */
-export async function* bodyChunks(
-  body: ReadableStream<Uint8Array> | null,
-  opts: { idleMs: number; totalMs?: number; max?: number; tooLarge?: () => Error },
-): AsyncGenerator<Uint8Array> {
-  if (!body) return
-  const reader = body.getReader()
-  const deadline = opts.totalMs ? Date.now() + opts.totalMs : Infinity
-  let size = 0
-  let finished = false
-  try {
-    for (;;) {
-      const wait = Math.min(opts.idleMs, deadline - Date.now())
-      if (wait <= 0) throw new HttpError(408, `request body not finished within ${duration(opts.totalMs!)}`, { connection: 'close' })
-      let timer: NodeJS.Timeout | undefined
-      const stalled = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          const total = Date.now() >= deadline
-          reject(
-            new HttpError(408, total ? `request body not finished within ${duration(opts.totalMs!)}` : `request body stalled: nothing received for ${duration(opts.idleMs)}`, {
-              connection: 'close',
-            }),
-          )
-        }, wait)
-      })
-      let r: Awaited<ReturnType<typeof reader.read>>
-      try {
-        r = await Promise.race([reader.read(), stalled])
-      } finally {
-        clearTimeout(timer)
-      }
-      if (r.done) {
-        finished = true
-        return
-      }
-      size += r.value.byteLength
-      if (opts.max !== undefined && size > opts.max) throw opts.tooLarge?.() ?? new HttpError(413, `body over ${opts.max} bytes`, { connection: 'close' })
-      yield r.value
-    }
-  } finally {
-    if (!finished) reader.cancel().catch(() => {})
-    else reader.releaseLock()
-  }
-}
-
-const duration = (ms: number) => (ms < 1000 ? `${ms} ms` : `${+(ms / 1000).toFixed(1)} s`)

@@ -7,8 +7,8 @@ import type { BridgeConfig } from './config.ts'
 import type { Bus, BusEvent, LagPolicy } from './bus.ts'
 import type { Herdr } from './herdr/index.ts'
 import type { DeviceStore } from '../storage/devices.ts'
-import type { AgentKindRegistry, AgentKind } from './agent-kinds.ts'
-import type { Exec } from './exec.ts'
+import type { AgentKindRegistry, AgentKind } from '../lib/agent-kinds.ts'
+import type { Exec } from '../lib/exec.ts'
 import type { ServerLimits } from './limits.ts'
 import type { LoadedPlugins } from './loader.ts'
 
@@ -194,5 +194,3 @@ defineBridgeWebSocket.with =
 
 /** A plugin listed in bridge.config.ts, optionally with options: `[plugin, { … }]`. */
 export type PluginEntry = AnyPlugin | [AnyPlugin, unknown]
-
-export { defineAgentKind } from './agent-kinds.ts'

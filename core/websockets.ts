@@ -1,4 +1,4 @@
-import { wsDeflateFor } from './compress.ts'
+import { wsDeflateFor } from '../lib/http/compress.ts'
 import crossws from 'crossws/adapters/node'
 import type { Peer } from 'crossws'
 import type { ConsolaInstance } from 'consola'

@@ -1,7 +1,7 @@
-import type { PluginContext } from './plugin.ts'
-import type { AgentInfo } from './herdr/index.ts'
-import type { ParseScreen, Summarize, QuestionService, Summary } from '../lib/card.ts'
-import type { Entry, RawEntry, RosterRow } from '../lib/transcript/entry.ts'
+import type { PluginContext } from '../core/plugin.ts'
+import type { AgentInfo } from '../core/herdr/index.ts'
+import type { ParseScreen, Summarize, QuestionService, Summary } from './card.ts'
+import type { Entry, RawEntry, RosterRow } from './transcript/entry.ts'
 
 /**
  * What one agent kind teaches the bridge. Every capability is optional: the card, transcript,

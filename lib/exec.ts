@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
+import { HTTPError } from 'h3'
 
 export interface ExecResult {
   stdout: string
@@ -18,8 +19,14 @@ export interface ExecOptions {
 
 export type Exec = (file: string, args: string[], opts?: ExecOptions) => Promise<ExecResult>
 
-/** A child that could not run, or ran past its deadline; the message is one line. */
-export class ExecFailure extends Error {
+/** Spawn failures that mean the host is out of a resource, not that the command is wrong. */
+export const RESOURCE_CODES = new Set(['EMFILE', 'ENFILE', 'EAGAIN', 'ENOMEM'])
+
+/**
+ * A child that could not run, or ran past its deadline; the message is one line. As an HTTP
+ * answer it is a 502, or a 503 to retry later when the host is out of resources.
+ */
+export class ExecFailure extends HTTPError {
   constructor(
     message: string,
     public timedOut: boolean,
@@ -27,12 +34,10 @@ export class ExecFailure extends Error {
     /** The errno code when the child could not be started (ENOENT, EMFILE, EAGAIN …). */
     public code?: string,
   ) {
-    super(message)
+    const busy = !!code && RESOURCE_CODES.has(code)
+    super({ status: busy ? 503 : 502, message, headers: busy ? { 'retry-after': '5' } : undefined })
   }
 }
-
-/** Spawn failures that mean the host is out of a resource, not that the command is wrong. */
-export const RESOURCE_CODES = new Set(['EMFILE', 'ENFILE', 'EAGAIN', 'ENOMEM'])
 
 /** The one-line reason a child could not start. */
 export function spawnFailureText(file: string, err: NodeJS.ErrnoException): string {

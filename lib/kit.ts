@@ -22,7 +22,7 @@ export {
   type SlashCommand,
   type UsageCapability,
   type KindUsage,
-} from '../core/agent-kinds.ts'
+} from './agent-kinds.ts'
 export type { AgentInfo } from '../core/herdr/index.ts'
 
 // The card: its types, and the generic screen summary.

@@ -20,7 +20,7 @@
 import type { PluginContext } from '../core/plugin.ts'
 import type { BusEvent } from '../core/bus.ts'
 import { HerdrError } from '../core/herdr/index.ts'
-import { encodeBody, type Encoding } from '../core/compress.ts'
+import { encodeBody, type Encoding } from './http/compress.ts'
 import { applyEnrichment, enrichmentOf, mergeSnapshots, rankAgents, sessionSnapshot, type Enrichment, type RankedAgent } from './snapshot.ts'
 
 export interface LiveSnapshotOptions {

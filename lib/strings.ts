@@ -29,3 +29,8 @@ export function logSafe(s: string, max = 200): string {
   const e = JSON.stringify(s).slice(1, -1)
   return e.length > max ? e.slice(0, max - 1) + '…' : e
 }
+
+/** The first non-empty string of the candidates: a route's audit hook names its target with it. */
+export function firstId(...candidates: unknown[]): string | undefined {
+  return candidates.find((v): v is string => typeof v === 'string' && v !== '')
+}

@@ -1,6 +1,5 @@
 import { appendFile, rename, stat, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { AuthInfo } from './plugin.ts'
 
 /**
  * The audit log: one JSON line per request that changes something on the host, in
@@ -42,14 +41,4 @@ export function createAuditLog(dataDir: string, onError: (err: unknown) => void)
     },
     flush: () => chain,
   }
-}
-
-/** Who, in the log: the device id, `admin`, or `-` for unauthenticated routes (pairing). */
-export function auditActor(auth: AuthInfo): string {
-  return auth.kind === 'device' ? auth.deviceId! : auth.kind === 'admin' ? 'admin' : '-'
-}
-
-/** The first non-empty string of the candidates: a route's audit hook names its target with it. */
-export function firstId(...candidates: unknown[]): string | undefined {
-  return candidates.find((v): v is string => typeof v === 'string' && v !== '')
 }

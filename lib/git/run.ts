@@ -11,7 +11,7 @@
  * printed raw (core.quotePath=false). Callers put `--` before paths and use --no-ext-diff and
  * --no-textconv on diff commands; options are never built from client input.
  */
-import { exec, ExecFailure } from '../../core/exec.ts'
+import { exec, ExecFailure } from '../exec.ts'
 
 export const GIT_TIMEOUT_MS = 15_000
 

@@ -1,4 +1,4 @@
-import { exec } from '../../core/exec.ts'
+import { exec } from '../exec.ts'
 
 /**
  * Listeners through `lsof -FpcnP` (hosts without /proc). Field lines: `p` pid, `c` command,

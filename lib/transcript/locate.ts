@@ -1,9 +1,9 @@
 /** What every transcript reader shares: the located session, safe names, herdr's session value. */
 import { open, stat } from 'node:fs/promises'
 import type { AgentInfo } from '../../core/herdr/index.ts'
-import type { Located, Location, TranscriptCapability } from '../../core/agent-kinds.ts'
+import type { Located, Location, TranscriptCapability } from '../agent-kinds.ts'
 
-export type { Located, Location, LocateInput, TranscriptHost, TranscriptSource, TranscriptCapability } from '../../core/agent-kinds.ts'
+export type { Located, Location, LocateInput, TranscriptHost, TranscriptSource, TranscriptCapability } from '../agent-kinds.ts'
 
 /** A transcript capability that can be streamed: it locates, and normalizes or opens. */
 export type TranscriptReader = TranscriptCapability & Required<Pick<TranscriptCapability, 'locate'>>

@@ -10,7 +10,7 @@
  */
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
-import { streamsTranscript, type AgentKind } from '../../core/agent-kinds.ts'
+import { streamsTranscript, type AgentKind } from '../../lib/agent-kinds.ts'
 
 const kindSchema = v.object({
   kind: v.string(),

@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute, type PluginContext } from '../../core/plugin.ts'
 import { fail, HttpError } from '../../core/respond.ts'
-import { firstId } from '../../core/audit.ts'
+import { firstId } from '../../lib/strings.ts'
 import { HerdrError, qualifyId } from '../../core/herdr/index.ts'
 import { createPane, waitForPrompt } from '../../core/herdr/panes.ts'
 import { availableAgents, findOnPath, knownKinds } from './catalog.ts'

@@ -1,5 +1,5 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process'
-import { spawnChild, spawnFailureText } from '../../core/exec.ts'
+import { spawnChild, spawnFailureText } from '../../lib/exec.ts'
 import { createInterface } from 'node:readline'
 import type { Peer } from 'crossws'
 import type { PluginContext } from '../../core/plugin.ts'

@@ -1,6 +1,6 @@
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
-import { noControl } from '../../core/strings.ts'
+import { noControl } from '../../lib/strings.ts'
 import { HerdrError } from '../../core/herdr/index.ts'
 import { branchInfo, type WorktreeListResult } from './info.ts'
 import { deleteBranch } from './delete.ts'

@@ -1,6 +1,6 @@
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute, type PluginContext } from '../../core/plugin.ts'
-import { firstId } from '../../core/audit.ts'
+import { firstId } from '../../lib/strings.ts'
 import { fail } from '../../core/respond.ts'
 import { HerdrError, isDefaultSession, qualify } from '../../core/herdr/index.ts'
 import { prepareCall } from './allowlist.ts'

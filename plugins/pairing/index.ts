@@ -2,7 +2,7 @@ import * as v from 'valibot'
 import { getRequestIP } from 'h3'
 import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
 import { fail } from '../../core/respond.ts'
-import { logSafe, noControl } from '../../core/strings.ts'
+import { logSafe, noControl } from '../../lib/strings.ts'
 import { API_VERSION } from '../../core/version.ts'
 import { createCodeBook, createFailureLimiter } from './codes.ts'
 

@@ -1,6 +1,6 @@
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
-import { jsonBodyResponse } from '../../core/compress.ts'
+import { jsonBodyResponse } from '../../lib/http/compress.ts'
 import { acquireLiveSnapshot, type LiveSnapshot } from '../../lib/live-snapshot.ts'
 
 /**

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../harness/stack.ts'
 import userConfig from '../../bridge.config.ts'
-import { defineBridgePlugin, defineAgentKind } from '../../core/plugin.ts'
+import { defineBridgePlugin } from '../../core/plugin.ts'
+import { defineAgentKind } from '../../lib/agent-kinds.ts'
 import type { BusEvent } from '../../core/bus.ts'
 import { count, screen, shellReady, waitScreen } from './helpers.ts'
 

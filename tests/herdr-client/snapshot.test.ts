@@ -3,7 +3,8 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { startStack, type Stack } from '../harness/stack.ts'
 import userConfig from '../../bridge.config.ts'
-import { defineBridgePlugin, defineAgentKind } from '../../core/plugin.ts'
+import { defineBridgePlugin } from '../../core/plugin.ts'
+import { defineAgentKind } from '../../lib/agent-kinds.ts'
 import { git, makeRepo, shellReady } from './helpers.ts'
 
 // A kind whose transcript dates agents: the test decides the dates through this map.

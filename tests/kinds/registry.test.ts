@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { createAgentKindRegistry, defineAgentKind } from '../../core/agent-kinds.ts'
+import { createAgentKindRegistry, defineAgentKind } from '../../lib/agent-kinds.ts'
 import { defaultPlugins } from '../../index.ts'
 import { defineConfig } from '../../core/config.ts'
 import kindCodex from '../../plugins/kind-codex/index.ts'
 import { startStack, type Stack } from '../harness/stack.ts'
 import { meta, userText, writeRollout } from './codex-fixture.ts'
+import { reportBusyAgent } from '../harness/busy-agent.ts'
 
 describe('the kind registry', () => {
   it('merges capabilities of one kind from several plugins; the same one twice, or an unknown one, is a start-up error', () => {
@@ -37,8 +38,7 @@ describe('removing a kind line removes exactly that kind', () => {
     const id = '0199a0c1-0000-7000-8000-0000000000aa'
     writeRollout(join(stack.home, '.codex'), id, [meta(id, cwd), userText(1, 'hi')])
     const pane = (await stack.sim.request('workspace.create', { cwd })).root_pane.pane_id as string
-    await stack.sim.request('pane.send_text', { pane_id: pane, text: 'sleep 600\r' })
-    await stack.sim.request('pane.report_agent', { pane_id: pane, source: 'herdr:codex', agent: 'codex', state: 'working', agent_session_id: id })
+    await reportBusyAgent(stack.sim, pane, { source: 'herdr:codex', agent: 'codex', state: 'working', agent_session_id: id })
     const r = await fetch(`${stack.bridge.url}/agent-transcript?pane=${encodeURIComponent(pane)}&token=${stack.bridge.adminToken}`)
     expect([r.status, await r.text()]).toEqual([404, 'transcript not available: agent kind codex not supported'])
     const card = await (await stack.bridge.request(`/agent-state?pane=${encodeURIComponent(pane)}`)).json()

@@ -7,7 +7,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import type { Socket } from 'node:net'
 import { startStack, type Stack } from '../harness/stack.ts'
 import { rawUpgrade, takeFrames, type RawFrame } from '../harness/ws-frames.ts'
-import { compressResponse, pickEncoding } from '../../core/compress.ts'
+import { compressResponse, pickEncoding } from '../../lib/http/compress.ts'
 
 let st: Stack
 let pane: string

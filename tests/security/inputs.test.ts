@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import { createFailureLimiter } from '../../plugins/pairing/codes.ts'
-import { logSafe } from '../../core/strings.ts'
+import { logSafe } from '../../lib/strings.ts'
 
 /**
  * Small holes: a pairing limiter that forgot everyone past 10,000 addresses and had no cap on
