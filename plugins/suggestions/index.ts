@@ -5,6 +5,7 @@ import { HerdrError } from '../../core/herdr/index.ts'
 import { readGitContext, type GitContext } from '../../lib/git/status.ts'
 import { portScanner, reachableHost, directUrl, type HostListener } from '../../lib/ports/index.ts'
 import { splitAddr } from '../../core/config.ts'
+import { createHostCheck } from '../../core/host-check.ts'
 import { buildSuggestions, type Suggestion } from './rules.ts'
 import { createRelayHub, type RelayHub } from './relay.ts'
 import { createCache, type Cache } from '../../lib/cache.ts'
@@ -96,7 +97,7 @@ async function withRelayUrls(hub: RelayHub, list: Suggestion[], host: string): P
 export default defineBridgePlugin({
   name: 'suggestions',
   setup: (ctx): SuggestionsState => ({
-    hub: createRelayHub({ listenHost: listenHostOf(ctx.config.transport.addr), now: ctx.now, log: ctx.log }),
+    hub: createRelayHub({ listenHost: listenHostOf(ctx.config.transport.addr), now: ctx.now, log: ctx.log, limits: ctx.limits, hosts: createHostCheck(ctx.config) }),
     answers: createCache({ max: 1000, ttlMs: PANE_TTL_MS, now: ctx.now }),
   }),
   dispose: ({ hub }) => hub.close(),

@@ -3,12 +3,19 @@ import { isIP, type AddressInfo, type Socket } from 'node:net'
 import { randomBytes } from 'node:crypto'
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie-es'
 import { createProxyServer, type ProxyServer } from 'httpxy'
+import { consola, type ConsolaInstance } from 'consola'
 import { safeEqual } from '../../core/tokens.ts'
+import { defaultLimits, guardServer, type ServerGuard, type ServerLimits } from '../../core/limits.ts'
+import type { HostCheck } from '../../core/host-check.ts'
 
 /**
  * The loopback relay behind `dev_server_local`: a reverse proxy on a bridge-owned port to a dev
  * server that listens on loopback only, WebSockets passed through (httpxy). Access takes a one-time URL
  * token, exchanged on first use for an HttpOnly cookie; a relay idle for 5 minutes closes.
+ *
+ * A relay port is as reachable as the bridge's, by anyone, so it is held back like the bridge:
+ * the same Host check and deadlines, a quarter of its connection caps (a relayed connection
+ * holds two descriptors), and no client's socket error or failed accept ends the process.
  */
 
 export const RELAY_IDLE_MS = 5 * 60_000
@@ -28,6 +35,27 @@ interface Relay {
   tokens: Map<string, number>
   lastUsed: number
   sockets: Set<Socket>
+  guard: ServerGuard
+}
+
+export interface RelayHubOptions {
+  listenHost: string
+  now?: () => number
+  log?: ConsolaInstance
+  /** The bridge's limits (defaults when absent). */
+  limits?: ServerLimits
+  /** The bridge's Host check; without one every Host is served. */
+  hosts?: HostCheck
+}
+
+/** Each relay's share: the bridge's deadlines, a quarter of its connection caps. */
+function relayLimits(l: ServerLimits): ServerLimits {
+  return { ...l, max_connections: Math.max(8, Math.floor(l.max_connections / 4)), max_unauthenticated: Math.max(4, Math.floor(l.max_unauthenticated / 4)) }
+}
+
+/** Answers an upgrade the relay will not pass on, and closes it. */
+function refuseUpgrade(client: Socket, status: string, body = ''): void {
+  client.end(`HTTP/1.1 ${status}\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)
 }
 
 /** The Cookie header without the relay's own cookie (the dev server never sees the secret). */
@@ -45,8 +73,10 @@ export interface RelayHub {
   close(): Promise<void>
 }
 
-export function createRelayHub(opts: { listenHost: string; now?: () => number; log?: { warn: (m: string) => void } }): RelayHub {
+export function createRelayHub(opts: RelayHubOptions): RelayHub {
   const now = opts.now ?? Date.now
+  const log = opts.log ?? consola.withTag('preview-relay')
+  const limits = relayLimits(opts.limits ?? defaultLimits())
   const relays = new Map<number, Relay>()
   const opening = new Map<number, Promise<Relay | undefined>>()
 
@@ -86,13 +116,21 @@ export function createRelayHub(opts: { listenHost: string; now?: () => number; l
     return { headers: { host: `localhost:${r.target.port}`, 'x-forwarded-host': req.headers.host ?? '', 'x-forwarded-proto': 'http' } }
   }
 
+  const misdirected = (req: IncomingMessage) => (opts.hosts && !opts.hosts.allows(req.headers.host) ? opts.hosts.refusal(req.headers.host!) : null)
+
   const handle = (r: Relay, req: IncomingMessage, res: ServerResponse) => {
+    const wrongHost = misdirected(req)
+    if (wrongHost) {
+      res.writeHead(421, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(wrongHost), connection: 'close' }).end(wrongHost)
+      return
+    }
     r.lastUsed = now()
     const verdict = admit(r, req)
     if (verdict === 'refuse') {
       res.writeHead(401, { 'content-type': 'text/plain; charset=utf-8' }).end('unauthorized: open this preview from the app')
       return
     }
+    r.guard.authenticated(req.socket)
     if (verdict === 'exchange') {
       const url = new URL(req.url ?? '/', 'http://relay')
       url.searchParams.delete(QUERY_KEY)
@@ -108,12 +146,14 @@ export function createRelayHub(opts: { listenHost: string; now?: () => number; l
     void r.proxy.web(req, res, forwardAs(r, req))
   }
 
+  // The guard's 'error' listener stays on the socket after node hands it over here; without it
+  // a client resetting before this answer is written ended the daemon (ECONNRESET).
   const upgrade = (r: Relay, req: IncomingMessage, client: Socket, head: Buffer) => {
+    const wrongHost = misdirected(req)
+    if (wrongHost) return refuseUpgrade(client, '421 Misdirected Request', wrongHost)
     r.lastUsed = now()
-    if (admit(r, req) !== 'ok') {
-      client.end('HTTP/1.1 401 Unauthorized\r\nconnection: close\r\ncontent-length: 0\r\n\r\n')
-      return
-    }
+    if (admit(r, req) !== 'ok') return refuseUpgrade(client, '401 Unauthorized')
+    r.guard.authenticated(client)
     // Counted while open, so an idle sweep never cuts a live socket.
     r.sockets.add(client)
     client.on('close', () => r.sockets.delete(client))
@@ -122,6 +162,7 @@ export function createRelayHub(opts: { listenHost: string; now?: () => number; l
 
   const open = async (target: { host: string; port: number }): Promise<Relay | undefined> => {
     const server = createServer()
+    const guard = guardServer(server, limits, log)
     const proxy = createProxyServer({ target: { host: target.host, port: target.port }, ws: true })
     proxy.on('error', (_err, _req, res) => {
       if (res instanceof ServerResponse && !res.headersSent)
@@ -145,16 +186,21 @@ export function createRelayHub(opts: { listenHost: string; now?: () => number; l
       tokens: new Map(),
       lastUsed: now(),
       sockets: new Set(),
+      guard,
     }
     server.on('request', (req, res) => handle(relay, req, res))
     server.on('upgrade', (req, sock, head) => upgrade(relay, req, sock as Socket, head))
+    // Only a failed listen is this call's error; later ones (a failed accept) are the guard's.
     try {
       await new Promise<void>((ok, fail) => {
         server.once('error', fail)
-        server.listen(0, opts.listenHost, () => ok())
+        server.listen(0, opts.listenHost, () => {
+          server.off('error', fail)
+          ok()
+        })
       })
     } catch (err) {
-      opts.log?.warn(`preview relay for port ${target.port} could not start: ${(err as Error).message}`)
+      log.warn(`preview relay for port ${target.port} could not start: ${(err as Error).message}`)
       return undefined
     }
     relay.port = (server.address() as AddressInfo).port
