@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { CDPSession, Page, Request } from 'playwright-core'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
+import type { BusEvent } from '../../core/bus.ts'
 import { ensureBuilt, launch, type Browser } from './browser.ts'
 import { startStandIn, type StandIn } from '../notify/stand-in.ts'
 import { browserKeys, decrypt } from '../notify/webpush-crypto.ts'
@@ -19,6 +20,7 @@ let page: Page
 let svc: StandIn
 let device: { id: string; bearer: string }
 const requests: Request[] = []
+const events: BusEvent[] = []
 const seen = (path: string) => requests.filter((r) => new URL(r.url()).pathname === path)
 
 beforeAll(async () => {
@@ -26,6 +28,7 @@ beforeAll(async () => {
   svc = await startStandIn()
   bridge = await startBridge({ env: { BRIDGE_WEBPUSH_INSECURE: '1' } })
   device = await bridge.pair('alerts browser')
+  bridge.bridge.ctx.bus.subscribe({ deliver: (e) => void events.push(e) })
   browser = await launch()
   page = browser.page
   page.on('request', (r) => requests.push(r))
@@ -46,6 +49,51 @@ async function notifications() {
   } finally {
     await p.close()
   }
+}
+
+function pushWorker() {
+  const sw = browser.context.serviceWorkers().find((w) => w.url() === bridge.url + '/firebase-messaging-sw.js')
+  if (!sw) throw new Error(`no push worker; workers: ${browser.context.serviceWorkers().map((w) => w.url())}`)
+  return sw
+}
+
+/**
+ * What a successful subscribe leaves for the worker (push-bridges.ts): the paired bridges in
+ * IndexedDB, which the subscribe that stopped at the push service never got to write.
+ */
+async function mirrorBridges(list: { server_id: string; url: string; bearer: string }[]) {
+  await pushWorker().evaluate(
+    (list) =>
+      new Promise<void>((resolve, reject) => {
+        const open = indexedDB.open('herdr-bridge-push', 1)
+        open.onupgradeneeded = () => open.result.createObjectStore('kv')
+        open.onerror = () => reject(open.error)
+        open.onsuccess = () => {
+          const tx = open.result.transaction('kv', 'readwrite')
+          tx.objectStore('kv').put(list, 'bridges')
+          tx.oncomplete = () => (open.result.close(), resolve())
+          tx.onerror = () => reject(tx.error)
+        }
+      }),
+    list,
+  )
+}
+
+/**
+ * Headless Chromium draws no notification to click, so the worker's own notificationclick
+ * listeners get the event from inside the worker, with the notification it shows; what they
+ * hand to waitUntil is awaited before this returns.
+ */
+async function click(action: string) {
+  await pushWorker().evaluate(async (action) => {
+    const g = globalThis as any
+    const [notification] = await g.registration.getNotifications()
+    const event = new g.NotificationEvent('notificationclick', { notification, action })
+    const pending: Promise<unknown>[] = []
+    Object.defineProperty(event, 'waitUntil', { value: (p: Promise<unknown>) => void pending.push(p) })
+    g.dispatchEvent(event)
+    await Promise.allSettled(pending)
+  }, action)
 }
 
 async function read(p: Page) {
@@ -83,7 +131,7 @@ describe('web push without Firebase', () => {
     expect(await page.getByRole('button', { name: 'Enable alerts' }).isEnabled()).toBe(true)
   }, 90_000)
 
-  it("the push worker shows the bridge's decrypted alert with its tag, offers Approve, and closes it on the dismissal", async () => {
+  it("the push worker shows the bridge's decrypted alert with its tag, offers Approve, closes it on the dismissal and opens the pane on a click", async () => {
     // The bridge's real message for a subscription the test holds, decrypted as the browser would.
     const keys = browserKeys()
     const sub = await bridge.request('/webpush/subscribe', {
@@ -128,8 +176,25 @@ describe('web push without Firebase', () => {
     expect(await notifications()).toHaveLength(1)
     expect((await notifications())[0].data).toEqual({ url: `#/open/${sid}/w1%3Ap1`, approve: { server_id: sid, pane: 'w1:p1', seq: 7 } })
 
+    // Approve posts /approve with the alert's seq; the bridge refuses it (no such agent) and the
+    // alert is replaced by that outcome, not left silent.
+    await mirrorBridges([{ server_id: sid, url: bridge.url, bearer: device.bearer }])
+    await click('approve')
+    const approved = await vi.waitFor(() => events.find((e) => e.type === 'approve_applied') ?? Promise.reject(new Error('no /approve yet')), { timeout: 20_000, interval: 100 })
+    expect(approved.payload).toMatchObject({ pane: 'w1:p1', seq: 7, applied: false })
+    const outcome = await notifications()
+    expect(outcome.map((n) => [n.title, n.tag])).toEqual([[`Not approved: ${approved.payload.reason}`, `${sid}/w1:p1`]])
+
     await deliver(dismiss)
     await vi.waitFor(async () => expect(await notifications()).toEqual([]), { timeout: 20_000, interval: 100 })
+
+    // A click on the alert closes it and takes the app's window to the pane.
+    await deliver(alert)
+    await vi.waitFor(async () => expect(await notifications()).toHaveLength(1), { timeout: 20_000, interval: 100 })
+    await page.goto(bridge.url + '/')
+    await click('')
+    await vi.waitFor(() => expect(page.url()).toBe(`${bridge.url}/#/open/${sid}/w1%3Ap1`), { timeout: 20_000, interval: 100 })
+    expect(await notifications()).toEqual([])
     await cdp.detach()
   }, 90_000)
 })
