@@ -8,6 +8,7 @@ import { startStack, type Stack } from '../harness/stack.ts'
 import { encodeCwd } from '../../plugins/kind-claude/transcript/locate.ts'
 import { connect, type FrameClient } from '../transcript/ws-client.ts'
 import { until, activeTimers } from './util.ts'
+import { reportBusyAgent } from '../harness/busy-agent.ts'
 
 let st: Stack
 afterAll(async () => {
@@ -28,8 +29,7 @@ test(`${STAY + LEAVE} /agent-transcript sockets open and close on one pane while
   writeFileSync(file, Array.from({ length: 20 }, (_, i) => msg(i + 1)).join('\n') + '\n')
   const r = await st.sim.request('workspace.create', { cwd })
   const pane = r.root_pane.pane_id as string
-  await st.sim.request('pane.send_text', { pane_id: pane, text: 'sleep 600\r' })
-  await st.sim.request('pane.report_agent', { pane_id: pane, source: 'herdr:claude', agent: 'claude', state: 'working', agent_session_id: 'ld1' })
+  await reportBusyAgent(st.sim, pane, { source: 'herdr:claude', agent: 'claude', state: 'working', agent_session_id: 'ld1' })
   const url = `${st.bridge.wsUrl}/agent-transcript?pane=${encodeURIComponent(pane)}&token=${st.bridge.adminToken}`
   const baseline = activeTimers()
 

@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { startStack, type Stack } from '../harness/stack.ts'
 import { encodeCwd } from '../../plugins/kind-claude/transcript/locate.ts'
 import { connect, type FrameClient } from '../transcript/ws-client.ts'
+import { reportBusyAgent } from '../harness/busy-agent.ts'
 
 let stack: Stack
 let cwd: string
@@ -22,9 +23,7 @@ const lines = (sid: string, from: number, to: number, tag = '') =>
 async function agentPane(sessionId: string): Promise<string> {
   const r = await stack.sim.request('workspace.create', { cwd })
   const pane = r.root_pane.pane_id as string
-  // herdr releases an integration-reported agent whose pane sits at the shell prompt: keep it busy.
-  await stack.sim.request('pane.send_text', { pane_id: pane, text: 'sleep 600\r' })
-  await stack.sim.request('pane.report_agent', { pane_id: pane, source: 'herdr:claude', agent: 'claude', state: 'working', agent_session_id: sessionId })
+  await reportBusyAgent(stack.sim, pane, { source: 'herdr:claude', agent: 'claude', state: 'working', agent_session_id: sessionId })
   return pane
 }
 

@@ -15,6 +15,7 @@ import { openEvents } from '../events/ws-client.ts'
 import { connect } from '../transcript/ws-client.ts'
 import { until } from './util.ts'
 import { takeFrames, closeCodeOf, rawUpgrade } from '../harness/ws-frames.ts'
+import { reportBusyAgent } from '../harness/busy-agent.ts'
 
 let stack: Stack
 let pane: string
@@ -33,8 +34,7 @@ beforeAll(async () => {
   writeFileSync(join(projDir, 'fz1.jsonl'), Array.from({ length: TOTAL }, (_, i) => line(i + 1)).join('\n') + '\n')
   const r = await stack.sim.request('workspace.create', { cwd })
   pane = r.root_pane.pane_id
-  await stack.sim.request('pane.send_text', { pane_id: pane, text: 'sleep 600\r' })
-  await stack.sim.request('pane.report_agent', { pane_id: pane, source: 'herdr:claude', agent: 'claude', state: 'working', agent_session_id: 'fz1' })
+  await reportBusyAgent(stack.sim, pane, { source: 'herdr:claude', agent: 'claude', state: 'working', agent_session_id: 'fz1' })
 }, 60_000)
 afterAll(async () => stack?.close())
 

@@ -6,6 +6,7 @@ import { connect } from '../transcript/ws-client.ts'
 import fc from 'fast-check'
 import { countCodexLine, normalizeCodexLine, commandOf, toolResult } from '../../plugins/kind-codex/transcript/normalize.ts'
 import { at, assistantText, meta, sampleSession, shellCall, shellOutput, userText, writeRollout } from './codex-fixture.ts'
+import { reportBusyAgent } from '../harness/busy-agent.ts'
 
 describe('codex rollout normalization', () => {
   it('keeps the conversation and tools, skips what codex injects and its UI events', () => {
@@ -96,8 +97,7 @@ describe('codex transcripts over /agent-transcript', () => {
   async function codexPane(sessionId?: string, dir = cwd): Promise<string> {
     const r = await stack.sim.request('workspace.create', { cwd: dir })
     const pane = r.root_pane.pane_id as string
-    await stack.sim.request('pane.send_text', { pane_id: pane, text: 'sleep 600\r' })
-    await stack.sim.request('pane.report_agent', { pane_id: pane, source: 'herdr:codex', agent: 'codex', state: 'working', ...(sessionId ? { agent_session_id: sessionId } : {}) })
+    await reportBusyAgent(stack.sim, pane, { source: 'herdr:codex', agent: 'codex', state: 'working', ...(sessionId ? { agent_session_id: sessionId } : {}) })
     return pane
   }
   const url = (pane: string) => `${stack.bridge.wsUrl}/agent-transcript?pane=${encodeURIComponent(pane)}&token=${stack.bridge.adminToken}`

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { startStack, type Stack } from '../harness/stack.ts'
 import { connect } from '../transcript/ws-client.ts'
 import { OpencodeStore, T0 } from './opencode-fixture.ts'
+import { reportBusyAgent } from '../harness/busy-agent.ts'
 
 const iso = (s: number) => new Date(T0 + s * 1000).toISOString()
 
@@ -29,9 +30,7 @@ describe('opencode transcripts over /agent-transcript', () => {
   async function opencodePane(sessionId?: string, dir = cwd): Promise<string> {
     const r = await stack.sim.request('workspace.create', { cwd: dir })
     const pane = r.root_pane.pane_id as string
-    await stack.sim.request('pane.send_text', { pane_id: pane, text: 'sleep 600\r' })
-    await stack.sim.request('pane.report_agent', {
-      pane_id: pane,
+    await reportBusyAgent(stack.sim, pane, {
       source: 'herdr:opencode',
       agent: 'opencode',
       state: 'working',
@@ -194,8 +193,7 @@ describe('opencode transcripts over /agent-transcript', () => {
         writeFileSync(join(data, 'opencode.db'), 'SQLite format 3\0')
         const r = await s2.sim.request('workspace.create', { cwd: s2.home })
         const pane = r.root_pane.pane_id as string
-        await s2.sim.request('pane.send_text', { pane_id: pane, text: 'sleep 600\r' })
-        await s2.sim.request('pane.report_agent', { pane_id: pane, source: 'herdr:opencode', agent: 'opencode', state: 'working', agent_session_id: 'ses_db' })
+        await reportBusyAgent(s2.sim, pane, { source: 'herdr:opencode', agent: 'opencode', state: 'working', agent_session_id: 'ses_db' })
         return { stack: s2, pane }
       })()
       try {

@@ -8,6 +8,7 @@ import { startStack, type Stack } from '../harness/stack.ts'
 import { ensureBuilt, launch, type Browser } from './browser.ts'
 import { assistantText, sampleSession, writeRollout } from '../kinds/codex-fixture.ts'
 import { OpencodeStore } from '../kinds/opencode-fixture.ts'
+import { reportBusyAgent } from '../harness/busy-agent.ts'
 
 let stack: Stack
 let browser: Browser
@@ -20,8 +21,7 @@ const CODEX_ID = '0199b2d4-1111-7000-8000-0000000000c1'
 
 async function agentPane(kind: string, cwd: string, sessionId?: string): Promise<string> {
   const pane = (await stack.sim.request('workspace.create', { cwd, label: kind })).root_pane.pane_id as string
-  await stack.sim.request('pane.send_text', { pane_id: pane, text: 'sleep 600\r' })
-  await stack.sim.request('pane.report_agent', { pane_id: pane, source: `herdr:${kind}`, agent: kind, state: 'idle', ...(sessionId ? { agent_session_id: sessionId } : {}) })
+  await reportBusyAgent(stack.sim, pane, { source: `herdr:${kind}`, agent: kind, state: 'idle', ...(sessionId ? { agent_session_id: sessionId } : {}) })
   return pane
 }
 
