@@ -2,19 +2,22 @@ import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
 import { json } from '../../core/respond.ts'
 import { status, type HealthState } from './status.ts'
+import { notReadyReason, readinessProbe } from './ready.ts'
 
 /**
  * Liveness and readiness, for supervisors and load balancers (no auth, nothing secret):
  *   GET /healthz       200 while the process serves requests
  *   GET /readyz        200 when at least one herdr session answers ping, else 503 with a
- *                      one-line `reason` (the first session's failure and what to do)
+ *                      one-line `reason` (the first session's failure, naming its socket, for a
+ *                      paired device or the admin; generic for anyone else; and what to do).
+ *                      One answer serves every caller for a second (ready.ts)
  *   GET /admin/status  admin → what `bridge status` shows: version, uptime, addresses, herdr
  *                      sessions with their protocol and state, devices, data dir
  * Bus: bridge multiplexer_connected / multiplexer_disconnected → each session's state.
  */
 export default defineBridgePlugin({
   name: 'health',
-  setup: (ctx): HealthState => ({ startedAt: ctx.now(), sessions: new Map() }),
+  setup: (ctx): HealthState => ({ startedAt: ctx.now(), sessions: new Map(), readiness: readinessProbe(ctx) }),
   subscribe: [
     {
       source: 'bridge',
@@ -24,20 +27,16 @@ export default defineBridgePlugin({
   ],
   routes: [
     defineBridgeRoute({ method: 'GET', path: '/healthz', auth: 'none', describe: 'Process is up', response: v.object({ ok: v.literal(true) }), handler: () => ({ ok: true }) }),
-    defineBridgeRoute({
+    defineBridgeRoute.with<HealthState>()({
       method: 'GET',
       path: '/readyz',
       auth: 'none',
       describe: 'herdr is reachable for at least one session',
       response: v.object({ ok: v.boolean(), sessions: v.array(v.string()), reason: v.optional(v.string()) }),
-      async handler({ ctx }) {
-        const sessions = ctx.herdr.sessions()
-        const pings = await Promise.allSettled(sessions.map((s) => ctx.herdr.call<{ protocol: number }>(s, 'ping', {}, { timeoutMs: 2000 })))
-        const ready = sessions.filter((_, i) => pings[i].status === 'fulfilled')
-        if (ready.length) return json({ ok: true, sessions: ready }, 200)
-        const failed = pings.find((p): p is PromiseRejectedResult => p.status === 'rejected')
-        const why = failed ? String((failed.reason as Error)?.message ?? failed.reason).split('\n')[0] : 'no herdr session found'
-        return json({ ok: false, sessions: [], reason: `${why}; start herdr on this machine (or point the bridge at it) and this clears by itself` }, 503)
+      async handler({ ctx, state, event }) {
+        const r = await state.readiness()
+        if (r.ready.length) return json({ ok: true, sessions: r.ready }, 200)
+        return json({ ok: false, sessions: [], reason: notReadyReason(r, event.req as Request, ctx) }, 503)
       },
     }),
     defineBridgeRoute.with<HealthState>()({

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { PluginContext } from '../../core/plugin.ts'
 import { API_VERSION, BRIDGE_VERSION, HERDR_PROTOCOL } from '../../core/version.ts'
+import type { Readiness } from './ready.ts'
 import { notifyChannels } from '../../lib/notify/channels.ts'
 import { redactUrl } from '../../lib/notify/failures.ts'
 import { gcloudAdcPath } from '../notify-fcm/credentials.ts'
@@ -11,6 +12,8 @@ export interface HealthState {
   startedAt: number
   /** Per herdr session, as the ingester last announced it. */
   sessions: Map<string, 'connected' | 'disconnected'>
+  /** The cached readiness probe behind /readyz. */
+  readiness: () => Promise<Readiness>
 }
 
 /** What `GET /admin/status` answers; herdr sessions are pinged (2 s each, in parallel). */
