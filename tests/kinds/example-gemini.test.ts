@@ -1,11 +1,10 @@
 /**
- * The out-of-tree kind in examples/agent-kind-gemini, installed in a folder outside the repo
- * and loaded through `bridge serve --config` on a real spawned bridge against the simulator.
+ * The out-of-tree kind in examples/agent-kind-gemini as a user gets it: `npm pack`ed from a copy,
+ * installed from the tarball into a project outside the repo next to a link of the bridge, and
+ * loaded by the config its README shows through `bridge serve --config`, against the simulator.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { spawn, type ChildProcess } from 'node:child_process'
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
@@ -14,17 +13,21 @@ import { startSim, type Sim } from '../harness/sim.ts'
 import { connect } from '../transcript/ws-client.ts'
 import { parseGeminiScreen } from '../../examples/agent-kind-gemini/screen.ts'
 import { normalizeGeminiLine } from '../../examples/agent-kind-gemini/transcript.ts'
+import { startServe, type Served } from './serve-process.ts'
 
 const BIN = join(REPO_ROOT, 'cli/bin.mjs')
 const SID = '8f2c1a90-5b7e-4d2a-9c11-3e4f5a6b7c8d'
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
+const EXAMPLE = join(REPO_ROOT, 'examples/agent-kind-gemini')
+// npm run under `npm test` passes its own npm_* settings down; the inner npm gets none of them.
+const npmEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')))
+const npm = (args: string[], cwd: string) => execa('npm', args, { cwd, env: npmEnv, extendEnv: false, reject: false, timeout: 120_000 })
+
+/** The README's config: its one ```ts block, taken as the user would copy it. */
+function readmeConfig(): string {
+  const m = /```ts\n([\s\S]*?)```/.exec(readFileSync(join(EXAMPLE, 'README.md'), 'utf8'))
+  if (!m) throw new Error('examples/agent-kind-gemini/README.md shows no ```ts config')
+  return m[1]
 }
 
 const meta = JSON.stringify({ sessionId: SID, projectHash: 'abc', startTime: '2025-10-01T09:00:00.000Z', lastUpdated: '2025-10-01T09:00:00.000Z', kind: 'main' })
@@ -93,10 +96,9 @@ describe('gemini parser and normalizer (examples/agent-kind-gemini)', () => {
 
 describe('an out-of-tree kind loaded with bridge serve --config', () => {
   let sim: Sim
-  let daemon: ChildProcess
+  let bridge: Served
   let work: string
-  let base: string
-  let token: string
+  let project: string
   let cwd: string
   let sessionFile: string
 
@@ -104,11 +106,22 @@ describe('an out-of-tree kind loaded with bridge serve --config', () => {
     work = mkdtempSync(join(tmpdir(), 'kind-gemini-'))
     const home = join(work, 'home')
     mkdirSync(home, { recursive: true })
-    // The package as a user would have it: its own folder, herdr-bridge installed beside it.
-    const pkg = join(work, 'agent-kind-gemini')
-    cpSync(join(REPO_ROOT, 'examples/agent-kind-gemini'), pkg, { recursive: true })
-    mkdirSync(join(pkg, 'node_modules'), { recursive: true })
-    symlinkSync(REPO_ROOT, join(pkg, 'node_modules', 'herdr-bridge'), 'dir')
+    // The package as published: packed from a copy (nothing is written into the repo), then
+    // installed from the tarball into a user's project. Its peer herdr-bridge is linked in after,
+    // as `npm link herdr-bridge` would; --legacy-peer-deps keeps npm from fetching it.
+    const src = join(work, 'src')
+    cpSync(EXAMPLE, src, { recursive: true })
+    const packed = await npm(['pack', '--json', '--pack-destination', work], src)
+    expect(packed.exitCode, String(packed.stderr)).toBe(0)
+    const tarball = join(work, JSON.parse(String(packed.stdout).slice(String(packed.stdout).indexOf('[')))[0].filename)
+    project = join(work, 'project')
+    mkdirSync(project)
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'my-bridge', private: true, type: 'module' }))
+    const installed = await npm(['install', '--legacy-peer-deps', '--offline', '--no-audit', '--no-fund', tarball], project)
+    expect(installed.exitCode, String(installed.stderr)).toBe(0)
+    expect(readdirSync(join(project, 'node_modules', 'herdr-bridge-kind-gemini')).sort()).toEqual(['README.md', 'index.ts', 'package.json', 'screen.ts', 'transcript.ts'])
+    symlinkSync(REPO_ROOT, join(project, 'node_modules', 'herdr-bridge'), 'dir')
+    writeFileSync(join(project, 'bridge.config.ts'), readmeConfig())
 
     cwd = join(home, 'proj')
     mkdirSync(cwd, { recursive: true })
@@ -119,43 +132,20 @@ describe('an out-of-tree kind loaded with bridge serve --config', () => {
     writeFileSync(sessionFile, [meta, user('m1', 'Run the tests', '2025-10-01T09:00:01.000Z'), geminiMsg('m2', 'Running them now.', '2025-10-01T09:00:02.000Z')].join('\n') + '\n')
 
     sim = await startSim({ home, testMode: true })
-    const port = await freePort()
-    base = `http://127.0.0.1:${port}`
-    const dataDir = join(work, 'data')
-    const env = { ...process.env, ...sim.clientEnv(), BRIDGE_DIR: dataDir, BRIDGE_HERDR_BIN: sim.herdrBin, GEMINI_CLI_HOME: '' }
-    daemon = spawn(process.execPath, [BIN, 'serve', '--config', join(pkg, 'bridge.config.ts'), '--addr', `127.0.0.1:${port}`], {
-      cwd: work,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let out = ''
-    await new Promise<void>((resolve, reject) => {
-      const onData = (d: Buffer) => {
-        out += d.toString()
-        if (out.includes(`listening on ${base}`)) resolve()
-      }
-      daemon.stdout!.on('data', onData)
-      daemon.stderr!.on('data', onData)
-      daemon.on('exit', (code) => reject(new Error(`bridge exited ${code}: ${out}`)))
-    })
-    expect(out).toContain(`plugins from ${join(pkg, 'bridge.config.ts')}`)
-    expect(out).toContain('kind-gemini')
-    token = JSON.parse(readFileSync(join(dataDir, 'config.json'), 'utf8')).admin_token
-  }, 90_000)
+    const env = { ...process.env, ...sim.clientEnv(), BRIDGE_DIR: join(work, 'data'), BRIDGE_HERDR_BIN: sim.herdrBin, GEMINI_CLI_HOME: '', BRIDGE_CONFIG: '' }
+    // The bridge the project links, started from the project as its README says.
+    bridge = await startServe({ bin: join(project, 'node_modules', 'herdr-bridge', 'cli', 'bin.mjs'), args: ['--config', './bridge.config.ts'], env, cwd: project })
+    expect(bridge.log).toContain(`plugins from ${join(project, 'bridge.config.ts')}`)
+    expect(bridge.log).toContain('kind-gemini')
+  }, 180_000)
 
   afterAll(async () => {
-    if (daemon && daemon.exitCode === null) {
-      daemon.kill('SIGTERM')
-      await new Promise((r) => daemon.once('exit', r))
-    }
+    await bridge?.stop()
     await sim?.stop()
     rmSync(work, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 })
   })
 
-  const get = async (path: string) => {
-    const r = await fetch(base + path, { headers: { authorization: `Bearer ${token}` } })
-    return { status: r.status, body: (await r.json()) as any }
-  }
+  const get = (path: string) => bridge.get(path)
 
   it('GET /agent-kinds lists the new kind next to the built-in ones', async () => {
     const { status, body } = await get('/agent-kinds')
@@ -177,7 +167,7 @@ describe('an out-of-tree kind loaded with bridge serve --config', () => {
     const pane = (await sim.request('workspace.create', { cwd })).root_pane.pane_id as string
     await sim.request('pane.send_text', { pane_id: pane, text: 'sleep 600\r' })
     await sim.request('pane.report_agent', { pane_id: pane, source: 'herdr:gemini', agent: 'gemini', state: 'working', agent_session_id: SID })
-    const c = await connect(`${base.replace('http', 'ws')}/agent-transcript?pane=${encodeURIComponent(pane)}&token=${token}`)
+    const c = await connect(`${bridge.base.replace('http', 'ws')}/agent-transcript?pane=${encodeURIComponent(pane)}&token=${bridge.token}`)
     expect(await c.next()).toEqual({
       type: 'hello',
       protocol: 5,
