@@ -3,10 +3,9 @@
  * `~/.local/share/opencode/storage`). herdr reports opencode's session id; without one, the
  * newest top-level session whose `directory` is the pane's cwd is taken, unless another
  * opencode shares that cwd. Newer opencode builds keep sessions in SQLite (`opencode.db`),
- * which this reader does not open.
+ * which this reader does not open (see the kind's README for why).
  */
-import { existsSync } from 'node:fs'
-import { readdir } from 'node:fs/promises'
+import { readdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { cwdsOf, sharesCwdWith, isFile, SAFE_NAME, sessionValue, type LocateInput, type Location, type TranscriptHost } from '../../../lib/kit.ts'
 import { readRecord } from './store.ts'
@@ -17,7 +16,8 @@ export const storageDir = (host: TranscriptHost) => join(dataDir(host), 'storage
 /** Only the first this many project folders' sessions are read when matching by cwd. */
 const MAX_SESSIONS = 2000
 
-const SQLITE_ONLY = 'transcript not available: this opencode keeps its sessions in SQLite (opencode.db), which the bridge does not read yet'
+/** opencode's database: `opencode.db`, or `opencode-<channel>.db` for builds of other release channels. */
+const DB_FILE = /^opencode(-[A-Za-z0-9._-]+)?\.db$/
 
 async function names(dir: string): Promise<string[]> {
   try {
@@ -40,21 +40,49 @@ export async function findSession(host: TranscriptHost, sid: string): Promise<{ 
   return null
 }
 
+const mtimeOf = (p: string) =>
+  stat(p)
+    .then((st) => st.mtimeMs)
+    .catch(() => 0)
+/** The latest mtime among `paths` (0 when none exists). */
+const newestMtime = async (paths: string[]) => Math.max(0, ...(await Promise.all(paths.map(mtimeOf))))
+
+/**
+ * Why no transcript can be read because opencode's sessions are in SQLite, or undefined when the
+ * JSON tree is the current store. opencode copies the tree into the database when it first opens
+ * one and leaves the tree behind, so both are often present: whichever was written last is
+ * current. The tree's folders change with every new message (`part/<message>/` is created).
+ */
+export async function sqliteReason(host: TranscriptHost): Promise<string | undefined> {
+  const dbs = (await names(dataDir(host))).filter((n) => DB_FILE.test(n))
+  if (!dbs.length) return undefined
+  let db = { name: '', time: -1 }
+  for (const name of dbs) {
+    const time = await newestMtime([join(dataDir(host), name), join(dataDir(host), `${name}-wal`)])
+    if (time > db.time) db = { name, time }
+  }
+  const storage = storageDir(host)
+  const tree = await newestMtime([storage, join(storage, 'session'), join(storage, 'message'), join(storage, 'part')])
+  if (!tree) return `transcript not available: this opencode keeps its sessions in SQLite (${db.name}), which the bridge does not read yet`
+  if (db.time >= tree) {
+    return `transcript not available: this opencode keeps its sessions in SQLite (${db.name}, written after the older storage/ folder beside it), which the bridge does not read yet`
+  }
+  return undefined
+}
+
 export async function locateOpencode({ agent, home, env, others }: LocateInput): Promise<Location> {
   const host = { home, env }
   const storage = storageDir(host)
   const sid = sessionValue(agent)
-  const sqliteOnly = () => !existsSync(storage) && existsSync(join(dataDir(host), 'opencode.db'))
-  if (sid) {
-    if (!SAFE_NAME.test(sid)) return { ok: false, reason: 'transcript not available: unusable session id' }
-    if (sqliteOnly()) return { ok: false, reason: SQLITE_ONLY }
-    // Known id: stream it, even before opencode writes its first message.
-    return { ok: true, located: { sessionId: sid, path: join(storage, 'message', sid) } }
-  }
+  if (sid && !SAFE_NAME.test(sid)) return { ok: false, reason: 'transcript not available: unusable session id' }
+  // Before anything is located in the tree: a session found there may be a stale copy.
+  const sqlite = await sqliteReason(host)
+  if (sqlite) return { ok: false, reason: sqlite }
+  // Known id: stream it, even before opencode writes its first message.
+  if (sid) return { ok: true, located: { sessionId: sid, path: join(storage, 'message', sid) } }
   const cwds = cwdsOf(agent)
   if (!cwds.length) return { ok: false, reason: 'transcript not available yet: this agent has not reported its session id' }
   if (sharesCwdWith(agent, others)) return { ok: false, reason: 'transcript not available yet — this agent has not reported its session id' }
-  if (sqliteOnly()) return { ok: false, reason: SQLITE_ONLY }
   let best: { id: string; updated: number } | null = null
   let seen = 0
   const root = join(storage, 'session')
