@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { execa } from 'execa'
 import { REPO_ROOT } from '../harness/bridge.ts'
 import { startSim, type Sim } from '../harness/sim.ts'
+import { reportBusyAgent } from '../harness/busy-agent.ts'
 import { connect } from '../transcript/ws-client.ts'
 import { parseGeminiScreen } from '../../examples/agent-kind-gemini/screen.ts'
 import { normalizeGeminiLine } from '../../examples/agent-kind-gemini/transcript.ts'
@@ -165,8 +166,7 @@ describe('an out-of-tree kind loaded with bridge serve --config', () => {
 
   it('streams the gemini session of a pane: backlog, then the live tail', async () => {
     const pane = (await sim.request('workspace.create', { cwd })).root_pane.pane_id as string
-    await sim.request('pane.send_text', { pane_id: pane, text: 'sleep 600\r' })
-    await sim.request('pane.report_agent', { pane_id: pane, source: 'herdr:gemini', agent: 'gemini', state: 'working', agent_session_id: SID })
+    await reportBusyAgent(sim, pane, { source: 'herdr:gemini', agent: 'gemini', state: 'working', agent_session_id: SID })
     const c = await connect(`${bridge.base.replace('http', 'ws')}/agent-transcript?pane=${encodeURIComponent(pane)}&token=${bridge.token}`)
     expect(await c.next()).toEqual({
       type: 'hello',
