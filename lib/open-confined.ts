@@ -1,9 +1,10 @@
 /**
- * Opening a file inside a tree without a check-then-use race. A realpath check followed by
+ * Opening a file inside a work tree without a check-then-use race. A realpath check followed by
  * open() can be beaten by swapping a directory on the path for a symlink in between (O_NOFOLLOW
  * guards only the last component). So the file is opened first, then judged: the descriptor's
  * device and inode must be those of the file the resolved path names now, and that path must
- * lie under `base`. Sizes come from the descriptor, never from a second lookup.
+ * lie under `base` and outside its `.git` (repository internals: `.git/config` may hold a
+ * remote's credentials). Sizes come from the descriptor, never from a second lookup.
  */
 import { lstat, mkdir, open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises'
 import { constants, type Stats } from 'node:fs'
@@ -11,15 +12,19 @@ import { join, relative, isAbsolute, sep } from 'node:path'
 
 export class OutsideTree extends Error {}
 
-const under = (base: string, p: string) => {
-  const rel = relative(base, p)
-  return rel !== '' && rel.split(sep)[0] !== '..' && !isAbsolute(rel)
+/** A path relative to a work tree that is the tree itself, lies above it, or enters `.git` (`..notes` is a name, not an escape). */
+export function leavesTree(rel: string): boolean {
+  const parts = rel.split(sep)
+  return rel === '' || parts[0] === '..' || isAbsolute(rel) || parts.includes('.git')
 }
 
+const inTree = (base: string, p: string) => !leavesTree(relative(base, p))
+
 /**
- * Opens `file` (a path under the real directory `base`) read-only, never following a final
- * symlink and never blocking on a fifo. Throws OutsideTree when what was opened is not the
- * file under `base` (a component swapped for a link meanwhile); the handle is closed then.
+ * Opens `file` (a path in the work tree whose real directory is `base`) read-only, never
+ * following a final symlink and never blocking on a fifo. Throws OutsideTree when what was
+ * opened is not a file of the tree (a component swapped for a link meanwhile, out of the tree
+ * or into `.git`); the handle is closed then.
  */
 export async function openConfined(file: string, base: string): Promise<{ fh: FileHandle; st: Stats }> {
   const fh = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
@@ -27,12 +32,12 @@ export async function openConfined(file: string, base: string): Promise<{ fh: Fi
     const st = await fh.stat()
     const opened = await readlink(`/proc/self/fd/${fh.fd}`).catch(() => null)
     if (opened !== null) {
-      if (!under(base, opened)) throw new OutsideTree(`${file} is not under ${base}`)
+      if (!inTree(base, opened)) throw new OutsideTree(`${file} is not a file of ${base}`)
       return { fh, st }
     }
     const real = await realpath(file)
     const named = await stat(real)
-    if (!under(base, real) || named.dev !== st.dev || named.ino !== st.ino) throw new OutsideTree(`${file} is not under ${base}`)
+    if (!inTree(base, real) || named.dev !== st.dev || named.ino !== st.ino) throw new OutsideTree(`${file} is not a file of ${base}`)
     return { fh, st }
   } catch (err) {
     await fh.close()

@@ -1,6 +1,6 @@
 /**
  * The synthesized diff of an untracked file: `--- /dev/null`, `+++ b/<path>`, each line of the
- * first 64 KB prefixed `+`, then `… (truncated)` when cut. Binary content (NUL bytes or invalid
+ * first 64 KiB prefixed `+`, then `… (truncated)` when cut. Binary content (NUL bytes or invalid
  * UTF-8) is the fixed sentence instead. Only regular files are read (a symlink shows its target,
  * a fifo or socket is never opened), and never more than the cap.
  */
@@ -25,23 +25,28 @@ export async function synthesizeUntracked(absPath: string, path: string, base: s
     if (st.isSymbolicLink()) bytes = Buffer.from(await readlink(absPath), 'utf8')
     else if (!st.isFile()) bytes = Buffer.alloc(0)
     else {
-      const { fh } = await openConfined(absPath, base)
+      const { fh, st: opened } = await openConfined(absPath, base)
       try {
-        const buf = Buffer.alloc(UNTRACKED_CAP + 1)
-        let got = 0
-        while (got < buf.length) {
-          const { bytesRead } = await fh.read(buf, got, buf.length - got, got)
-          if (bytesRead === 0) break
-          got += bytesRead
+        // Judged again on what was opened: a fifo or directory swapped in since the lstat reads as empty.
+        bytes = Buffer.alloc(0)
+        if (opened.isFile()) {
+          const buf = Buffer.alloc(UNTRACKED_CAP + 1)
+          let got = 0
+          while (got < buf.length) {
+            const { bytesRead } = await fh.read(buf, got, buf.length - got, got)
+            if (bytesRead === 0) break
+            got += bytesRead
+          }
+          truncated = got > UNTRACKED_CAP
+          bytes = buf.subarray(0, Math.min(got, UNTRACKED_CAP))
         }
-        truncated = got > UNTRACKED_CAP
-        bytes = buf.subarray(0, Math.min(got, UNTRACKED_CAP))
       } finally {
         await fh.close()
       }
     }
   } catch {
-    // Gone between `git status` and the read: show it as empty rather than fail the whole diff.
+    // Gone between `git status` and the read, or swapped for something outside the tree or in
+    // `.git`: show it as empty rather than fail the whole diff.
     bytes = Buffer.alloc(0)
   }
   return renderUntracked(path, bytes, truncated)

@@ -2,8 +2,8 @@
  * GET /diff/expand: a slice of a working-tree file, confined to the pane's tree.
  */
 import { realpath } from 'node:fs/promises'
-import { openConfined, OutsideTree } from '../../lib/open-confined.ts'
-import { isAbsolute, join, relative, sep } from 'node:path'
+import { leavesTree, openConfined, OutsideTree } from '../../lib/open-confined.ts'
+import { isAbsolute, join, relative } from 'node:path'
 import { HttpError } from '../../core/respond.ts'
 import { decodeText } from '../../lib/git/untracked.ts'
 import { realLocation } from '../../lib/real-location.ts'
@@ -35,15 +35,10 @@ export function sliceLines(text: string, start: number, count: number): { lines:
   return { lines, eof: start - 1 + count >= all.length, total: all.length }
 }
 
-/** A path relative to the tree that is the tree itself, lies above it, or enters `.git` (`..notes` is a name, not an escape). */
-function leaves(rel: string): boolean {
-  const parts = rel.split(sep)
-  return rel === '' || parts[0] === '..' || isAbsolute(rel) || parts.includes('.git')
-}
-
 /**
  * Resolves `path` (repo-relative, as in files[].path) under `tree` after following symlinks; an
  * absolute path, `..` escapes, a symlink leading out, or anything inside `.git` is refused.
+ * A first check for a clear answer; `openConfined` judges again what it actually opened.
  */
 export async function confine(tree: string, path: string): Promise<string> {
   const escapes = () => new HttpError(400, `bad path: ${path} escapes the pane's tree`)
@@ -51,8 +46,8 @@ export async function confine(tree: string, path: string): Promise<string> {
   const base = await realpath(tree)
   const nominal = join(base, path)
   const rel = relative(base, nominal)
-  if (leaves(rel)) throw escapes()
-  const outside = (p: string) => leaves(relative(base, p))
+  if (leavesTree(rel)) throw escapes()
+  const outside = (p: string) => leavesTree(relative(base, p))
   let real: string
   try {
     real = await realpath(nominal)
