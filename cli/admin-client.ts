@@ -1,5 +1,5 @@
 import { DEFAULT_ADDR, loadConfig, resolveDataDir, splitAddr, type BridgeConfig } from '../core/config.ts'
-import { CliError, bridgeCommand } from './errors.ts'
+import { CliError, UsageError, bridgeCommand } from './errors.ts'
 import { readRunFile } from './runfile.ts'
 
 export { CliError }
@@ -29,8 +29,11 @@ export function resolveTarget(opts: TargetOptions): Target {
   const dataDir = resolveDataDir(opts.dir, env)
   const config = readConfig(dataDir, env)
   let base: string
-  if (opts.url) base = parseUrlFlag(opts.url)
-  else {
+  if (opts.url) {
+    base = parseUrlFlag(opts.url)
+    if (opts.addr && new URL(baseOfAddr(opts.addr)).host !== new URL(base).host)
+      throw new UsageError(`--url ${opts.url} and --addr ${opts.addr} name different bridges; pass one of them`)
+  } else {
     const addr = opts.addr ?? config?.transport.addr ?? env.BRIDGE_ADDR ?? DEFAULT_ADDR
     base = baseOfAddr(addr, opts.addr ? '--addr' : env.BRIDGE_ADDR ? 'BRIDGE_ADDR' : 'transport.addr')
   }

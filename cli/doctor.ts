@@ -10,6 +10,7 @@ import { pushCredentialFiles } from './push-files.ts'
 import { baseOfAddr, readConfig } from './admin-client.ts'
 import { hostPort, isLoopbackHost, reachableAddresses, type HostAddress } from './addresses.ts'
 import { CliError, bridgeCommand } from './errors.ts'
+import { readRunFile } from './runfile.ts'
 
 /** One line of the checklist: ✓ fine, ✗ needs the fix, – optional and not set up. */
 export interface Check {
@@ -40,7 +41,7 @@ export async function doctor(opts: DoctorOptions): Promise<number> {
   const addr = opts.addr ?? config?.transport.addr ?? env.BRIDGE_ADDR ?? DEFAULT_ADDR
   baseOfAddr(addr, opts.addr ? '--addr' : 'the listen address')
   const herdrBin = env.BRIDGE_HERDR_BIN || 'herdr'
-  const [herdr, git, sockets, port] = await Promise.all([checkHerdrBin(herdrBin, env), checkGit(env), checkSockets(env), checkPort(addr, config)])
+  const [herdr, git, sockets, port] = await Promise.all([checkHerdrBin(herdrBin, env), checkGit(env), checkSockets(env), checkPort(addr, config, dataDir, env)])
   const checks: Check[] = [
     checkNode(),
     herdr,
@@ -142,8 +143,11 @@ function checkDataDir(dir: string, config: BridgeConfig | null): Check[] {
   return checks
 }
 
-/** Free, or held by the bridge of this data dir (it accepts our admin token); binds loopback only. */
-async function checkPort(addr: string, config: BridgeConfig | null): Promise<Check> {
+/**
+ * Free, or held by the bridge of this data dir: the run file a bridge leaves names its data dir
+ * (as `pair` finds it), else the admin token decides. Binds loopback only.
+ */
+async function checkPort(addr: string, config: BridgeConfig | null, dataDir: string, env: NodeJS.ProcessEnv): Promise<Check> {
   const { host, port } = splitAddr(addr)
   const free = await new Promise<boolean | string>((resolve) => {
     const srv = createServer()
@@ -152,19 +156,29 @@ async function checkPort(addr: string, config: BridgeConfig | null): Promise<Che
   })
   if (free === true) return { mark: '✓', what: `${addr} is free` }
   if (free !== false) return { mark: '✗', what: `cannot listen on ${addr} (${free})`, fix: 'choose another address with --addr' }
-  const base = baseOfAddr(addr)
+  const other = 'choose another address with --addr'
+  const run = readRunFile(port, env)
+  if (run) {
+    if (run.data_dir === dataDir) return { mark: '✓', what: `${addr} is held by this bridge (pid ${run.pid}, running)` }
+    return {
+      mark: '✗',
+      what: `${addr} is held by another bridge (pid ${run.pid}, data dir ${run.data_dir})`,
+      fix: `to check that one: \`${bridgeCommand(`doctor --dir ${run.data_dir}`)}\`; else ${other}`,
+    }
+  }
+  if (!config)
+    return {
+      mark: '✗',
+      what: `${addr} is taken, and data dir ${dataDir} is not initialised (no config.json), so nothing tells whether the program there is its bridge`,
+      fix: `pass the --dir of the bridge running there, or ${other}`,
+    }
   try {
-    const res = await fetch(`${base}/admin/status`, { headers: { authorization: `Bearer ${config?.admin_token ?? ''}` }, signal: AbortSignal.timeout(3000) })
+    const res = await fetch(`${baseOfAddr(addr)}/admin/status`, { headers: { authorization: `Bearer ${config.admin_token}` }, signal: AbortSignal.timeout(3000) })
     await res.body?.cancel()
     if (res.ok) return { mark: '✓', what: `${addr} is held by this bridge (running)` }
-    if (res.status === 401)
-      return {
-        mark: '✗',
-        what: `${addr} is held by another bridge (it refuses this data dir's admin token)`,
-        fix: 'pass that bridge’s --dir, or choose another address with --addr',
-      }
+    if (res.status === 401) return { mark: '✗', what: `${addr} is held by another bridge (it refuses this data dir's admin token)`, fix: `pass that bridge’s --dir, or ${other}` }
   } catch {}
-  return { mark: '✗', what: `${addr} is held by another program`, fix: 'stop it, or choose another address with --addr' }
+  return { mark: '✗', what: `${addr} is held by another program`, fix: `stop it, or ${other}` }
 }
 
 function checkPublicUrl(addr: string, config: BridgeConfig | null, addresses: HostAddress[]): Check {

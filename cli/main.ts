@@ -19,7 +19,11 @@ const pairCmd = defineCommand({
   meta: { name: 'pair', description: 'Print a one-time pairing QR code for a new device' },
   args: {
     ...targetArgs,
-    url: { type: 'string', description: 'URL to put in the code, when the phone reaches the bridge elsewhere (reach the daemon with --addr)' },
+    url: {
+      type: 'string',
+      description:
+        "URL put in the code for the phone (default the bridge's public URL); it does not choose which daemon is asked: that is --addr, else $BRIDGE_ADDR or transport.addr",
+    },
     json: { type: 'boolean', description: 'Print only the JSON payload' },
   },
   run: async ({ args }) => (await import('./pair.ts')).pair({ dir: args.dir, addr: args.addr, url: args.url, json: args.json }),

@@ -1,5 +1,5 @@
 import { renderUnicodeCompact } from 'uqr'
-import { adminClient, CliError, type TargetOptions } from './admin-client.ts'
+import { adminClient, CliError, reachable, type TargetOptions } from './admin-client.ts'
 import { hostPort, isLoopbackHost, reachableAddresses, type HostAddress } from './addresses.ts'
 import { bridgeCommand } from './errors.ts'
 
@@ -18,6 +18,8 @@ export async function pair(opts: PairOptions): Promise<void> {
   const warn = opts.warn ?? ((l: string) => console.error(l))
   const url = opts.url ? phoneUrl(opts.url) : undefined
   const admin = adminClient({ dir: opts.dir, addr: opts.addr, env: opts.env })
+  // --url is what the phone uses, never where this command looks: say so when the look fails.
+  if (url && !opts.addr && !(await reachable(admin.base))) throw new CliError(`${admin.notRunning().message}; --url only sets the URL in the code: pass the daemon's --addr`)
   const r = await admin.call<{ code: string; url: string }>('POST', '/admin/pairing')
   const payload = { url: url ?? r.url, code: r.code }
   const line = JSON.stringify(payload)

@@ -3,6 +3,7 @@ import { homedir } from 'node:os'
 import type { Agent } from 'node:http'
 import { loadConfig, updateStoredConfig } from '../core/config.ts'
 import { CliError } from './admin-client.ts'
+import { bridgeCommand } from './errors.ts'
 import { findCredential, describeCredential, gcloudAdcPath, CredentialError, MESSAGING_SCOPE, type FoundCredential } from '../plugins/notify-fcm/credentials.ts'
 import { createFcmSender, useQuotaProject } from '../plugins/notify-fcm/sender.ts'
 
@@ -32,7 +33,7 @@ export async function pushLogin(opts: PushCliOptions & { project?: string }): Pr
   const out = opts.out ?? ((l: string) => console.log(l))
   const config = loadConfig({ dir: opts.dir, env })
   const project = (opts.project ?? '').trim() || config.push.project_id
-  if (!project) throw new CliError('push login needs the Firebase project id: bridge push login --project <project-id>')
+  if (!project) throw new CliError(`push login needs the Firebase project id: ${bridgeCommand('push login --project <project-id>')}`)
   if (!/^[a-z][a-z0-9-]{4,61}[a-z0-9]$/.test(project)) throw new CliError(`"${project}" is not a Firebase/Google Cloud project id (lowercase letters, digits and hyphens)`)
   updateStoredConfig(config.config_path, (f) => {
     f.push = { ...(f.push ?? {}), project_id: project }
@@ -47,14 +48,17 @@ export async function pushLogin(opts: PushCliOptions & { project?: string }): Pr
   })
   if (code === 'missing') {
     out('gcloud (the Google Cloud CLI) is not installed, so no login was run. Either:')
-    out(`  1. install it (https://cloud.google.com/sdk/docs/install), then run again: bridge push login --project ${project}`)
+    out(`  1. install it (https://cloud.google.com/sdk/docs/install), then run again: ${bridgeCommand(`push login --project ${project}`)}`)
     out(`  2. or create a service-account key for project ${project} with the "Firebase Cloud Messaging API Admin" role`)
     out(`     (Google Cloud console → IAM & Admin → Service accounts → Keys → Add key → JSON)`)
     out(`     and save it as ${config.push.service_account_path}`)
-    out('Then check with: bridge push status')
+    out(`Then check with: ${bridgeCommand('push status')}`)
     throw new CliError('push login: gcloud not found')
   }
-  if (code !== 0) throw new CliError(`gcloud auth application-default login exited with ${code}`)
+  if (code !== 0)
+    throw new CliError(
+      `gcloud auth application-default login failed (exit ${code}; its messages are above); run \`${bridgeCommand(`push login --project ${project}`)}\` again, or save a service-account key as ${config.push.service_account_path} and check it with \`${bridgeCommand('push status')}\``,
+    )
   await pushStatus(opts)
 }
 
@@ -66,7 +70,8 @@ export async function pushStatus(opts: PushCliOptions): Promise<void> {
   try {
     config = loadConfig({ dir: opts.dir, env, create: false })
   } catch (err) {
-    throw new CliError((err as Error).message)
+    const m = /^no config at (\S+):/.exec((err as Error).message)
+    throw new CliError(m ? `no config at ${m[1]}: the data dir is not initialised; \`${bridgeCommand('serve')}\` creates it, or pass your bridge's --dir` : (err as Error).message)
   }
   let found: FoundCredential | null
   try {
@@ -81,8 +86,10 @@ export async function pushStatus(opts: PushCliOptions): Promise<void> {
     out(`  2. $GOOGLE_APPLICATION_CREDENTIALS${env.GOOGLE_APPLICATION_CREDENTIALS ? ` (${env.GOOGLE_APPLICATION_CREDENTIALS})` : ' (not set)'}`)
     out(`  3. ${gcloudAdcPath(env, home)} (gcloud application-default login)`)
     out(`  4. the metadata server (${env.GCE_METADATA_HOST || 'metadata.google.internal'})`)
-    out('Fix: save a service-account key at (1), or run: bridge push login --project <project-id>')
-    throw new CliError(`push: no credentials found; save a service-account key as ${config.push.service_account_path} or run \`bridge push login --project <project-id>\``)
+    out(`Fix: save a service-account key at (1), or run: ${bridgeCommand('push login --project <project-id>')}`)
+    throw new CliError(
+      `push: no credentials found; save a service-account key as ${config.push.service_account_path} or run \`${bridgeCommand('push login --project <project-id>')}\``,
+    )
   }
   out(`Credentials: ${describeCredential(found)}`)
   const restoreQuota = found.type === 'authorized_user' ? useQuotaProject(found.projectId) : () => {}

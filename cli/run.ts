@@ -1,5 +1,5 @@
 import { renderUsage, runCommand, type ArgsDef, type CommandDef } from 'citty'
-import { CliError } from './errors.ts'
+import { CliError, UsageError, bridgeCommand } from './errors.ts'
 
 /**
  * Runs a citty command tree with our own help, version and error handling: citty's runMain
@@ -11,20 +11,21 @@ export async function runCli(main: CommandDef<any>, rawArgs: string[], version: 
     if (rawArgs.length === 1 && (rawArgs[0] === '--version' || rawArgs[0] === '-v')) return void console.log(version)
     const chain = await resolveChain(main, rawArgs)
     const { cmd, rest, path } = chain
-    if (rawArgs.includes('--help') || rawArgs.includes('-h') || (!cmd.run && !rest.some((a) => !a.startsWith('-')))) {
-      return void console.log((await renderUsage(cmd, chain.parent)) + '\n')
-    }
+    const help = `see \`${bridgeCommand([...path.slice(1), '--help'].join(' '))}\``
+    if (rawArgs.includes('--help') || rawArgs.includes('-h')) return printUsage(cmd, chain.parent)
     const subs = await resolve(cmd.subCommands)
     const word = rest.find((a) => !a.startsWith('-'))
-    if (subs && Object.keys(subs).length && !cmd.run && word) {
-      throw new CliError(`unknown command "${[...path, word].join(' ')}"; see \`${[...path, '--help'].join(' ')}\``)
+    if (subs && Object.keys(subs).length && !cmd.run) {
+      if (word) throw new UsageError(`unknown command "${[...path.slice(1), word].join(' ')}"; ${help}`)
+      // `bridge` or `bridge devices` alone: the list of commands, as a question answered.
+      if (!rest.length) return printUsage(cmd, chain.parent)
     }
-    await checkFlags(cmd, rest, path)
+    await checkFlags(cmd, rest, path, help)
     try {
       await runCommand(main, { rawArgs })
     } catch (err) {
       // citty's own argument errors ("Missing required positional argument: ID") say what, not where to look.
-      if ((err as Error)?.name === 'CLIError') throw new CliError(`${(err as Error).message}; see \`${[...path, '--help'].join(' ')}\``)
+      if ((err as Error)?.name === 'CLIError') throw new UsageError(`${(err as Error).message}; ${help}`)
       throw err
     }
   } catch (err) {
@@ -32,14 +33,20 @@ export async function runCli(main: CommandDef<any>, rawArgs: string[], version: 
   }
 }
 
-/** Prints one line for any error and exits 1. */
+/** Usage text; colour only for a terminal, so a pipe or a file gets plain text. */
+async function printUsage(cmd: CommandDef<any>, parent?: CommandDef<any>): Promise<void> {
+  const text = await renderUsage(cmd, parent)
+  console.log((process.stdout.isTTY && !process.env.NO_COLOR ? text : stripAnsi(text)) + '\n')
+}
+
+/** Prints one line for any error and exits 1 (2 for a usage error). */
 export function fail(err: unknown): never {
   const e = err as Error & { code?: string }
   const known = err instanceof CliError || e?.name === 'CLIError'
   const line = known ? e.message : `unexpected error: ${e?.message ?? String(err)}; run again with BRIDGE_DEBUG=1 and report it`
   process.stderr.write(`bridge: ${stripAnsi(line).split('\n')[0]}\n`)
   if (process.env.BRIDGE_DEBUG === '1' && e?.stack) process.stderr.write(e.stack + '\n')
-  process.exit(1)
+  process.exit(err instanceof CliError ? err.exitCode : e?.name === 'CLIError' ? 2 : 1)
 }
 
 interface Chain {
@@ -66,7 +73,7 @@ async function resolveChain(main: CommandDef<any>, rawArgs: string[]): Promise<C
 }
 
 /** citty ignores unknown flags; a mistyped `--adr` silently doing nothing is worse than an error. */
-async function checkFlags(cmd: CommandDef<any>, rest: string[], path: string[]): Promise<void> {
+async function checkFlags(cmd: CommandDef<any>, rest: string[], path: string[], help: string): Promise<void> {
   const args = ((await resolve(cmd.args)) ?? {}) as ArgsDef
   const known = new Set<string>()
   for (const [name, def] of Object.entries(args)) {
@@ -83,7 +90,7 @@ async function checkFlags(cmd: CommandDef<any>, rest: string[], path: string[]):
     if (a === '--') break
     if (!a.startsWith('-') || a === '-') continue
     const name = a.replace(/^-{1,2}/, '').split('=')[0]
-    if (!known.has(name)) throw new CliError(`unknown option ${a.split('=')[0]} for \`${path.join(' ')}\`; see \`${[...path, '--help'].join(' ')}\``)
+    if (!known.has(name)) throw new UsageError(`unknown option ${a.split('=')[0]} for \`${path.join(' ')}\`; ${help}`)
   }
 }
 

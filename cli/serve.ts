@@ -1,5 +1,8 @@
+import { existsSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
 import { consola } from 'consola'
-import { loadConfig, resolveDataDir, type BridgeConfig, type BridgeUserConfig } from '../core/config.ts'
+import { DEFAULT_ADDR, loadConfig, resolveDataDir, splitAddr, type BridgeConfig, type BridgeUserConfig } from '../core/config.ts'
 import { createBridge, type Bridge } from '../core/server.ts'
 import { baseOfAddr } from './admin-client.ts'
 import { CliError, bridgeCommand } from './errors.ts'
@@ -18,8 +21,15 @@ export async function serve(opts: ServeOptions): Promise<void> {
   // consola lowers its level under CI/test env vars; a daemon's log level is ours to set.
   consola.level = process.env.BRIDGE_LOG_LEVEL ? Number(process.env.BRIDGE_LOG_LEVEL) : 3
   const log = consola.withTag('bridge')
-  const { config: userConfig, file } = await loadUserConfig({ flag: opts.config, env: process.env, dataDir: resolveDataDir(opts.dir) })
-  const config = loadServeConfig(opts, userConfig)
+  const dataDir = resolveDataDir(opts.dir)
+  const { config: userConfig, file } = await loadUserConfig({ flag: opts.config, env: process.env, dataDir })
+  // A first run creates config.json: only once the port is known to be free, so a busy port
+  // (another bridge, most likely) leaves the data dir as it was.
+  let config = existsSync(join(dataDir, 'config.json')) ? loadServeConfig(opts, userConfig) : null
+  const addr = config?.transport.addr ?? (opts.addr || process.env.BRIDGE_ADDR || userConfig.defaults?.transport?.addr || DEFAULT_ADDR)
+  baseOfAddr(addr, addrSource(opts, config))
+  await portFree(addr)
+  config ??= loadServeConfig(opts, userConfig)
   const bridge = await createBridge({ config, user: userConfig, log })
   const { url, port } = await listenOrExplain(bridge, config)
   log.info(`plugins from ${file ?? 'the built-in list'}: ${userConfig.plugins.map((e) => (Array.isArray(e) ? e[0] : e).name).join(', ')}`)
@@ -46,6 +56,11 @@ function ingestStates(bridge: Bridge): Record<string, string> {
   return bridge.ingest?.state() ?? {}
 }
 
+/** Where the listen address came from, for the one-line error about it. */
+function addrSource(opts: ServeOptions, config: BridgeConfig | null): string {
+  return opts.addr ? '--addr' : process.env.BRIDGE_ADDR ? 'BRIDGE_ADDR' : config ? `transport.addr in ${config.config_path}` : 'the default address'
+}
+
 /** The config with --addr applied, refusing what cannot run before anything starts. */
 function loadServeConfig(opts: ServeOptions, userConfig: BridgeUserConfig): BridgeConfig {
   let config: BridgeConfig
@@ -55,7 +70,7 @@ function loadServeConfig(opts: ServeOptions, userConfig: BridgeUserConfig): Brid
     throw new CliError((err as Error).message)
   }
   if (opts.addr) config.transport.addr = opts.addr
-  baseOfAddr(config.transport.addr, opts.addr ? '--addr' : process.env.BRIDGE_ADDR ? 'BRIDGE_ADDR' : `transport.addr in ${config.config_path}`)
+  baseOfAddr(config.transport.addr, addrSource(opts, config))
   if (config.transport.mode === 'relay') {
     const where = process.env.BRIDGE_MODE === 'relay' ? 'BRIDGE_MODE is "relay"' : `transport.mode is "relay" in ${config.config_path}`
     throw new CliError(`${where}, and this build runs only the direct transport; set it to "direct" and start again`)
@@ -63,17 +78,30 @@ function loadServeConfig(opts: ServeOptions, userConfig: BridgeUserConfig): Brid
   return config
 }
 
+/** Binds the address and lets go at once: a port that is taken stops serve before any plugin starts. */
+async function portFree(addr: string): Promise<void> {
+  const { host, port } = splitAddr(addr)
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', (err) => reject(listenError(err, addr)))
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()))
+  })
+}
+
 /** listen(), with the usual failures said as one line each. */
 async function listenOrExplain(bridge: Bridge, config: BridgeConfig): Promise<{ url: string; port: number }> {
-  const addr = config.transport.addr
   try {
     return await bridge.listen()
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code
-    if (code === 'EADDRINUSE') throw new CliError(`${addr} is already in use — is another bridge running? (\`${bridgeCommand('status')}\`) Choose another with --addr`)
-    if (code === 'EACCES') throw new CliError(`no permission to listen on ${addr} (ports below 1024 need privileges); choose another with --addr`)
-    if (code === 'EADDRNOTAVAIL') throw new CliError(`${addr} is not an address of this machine; choose one it has with --addr (\`ip addr\` lists them)`)
-    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') throw new CliError(`cannot resolve the host in ${addr}; use an IP address with --addr`)
-    throw err
+    throw listenError(err, config.transport.addr)
   }
+}
+
+function listenError(err: unknown, addr: string): unknown {
+  const code = (err as NodeJS.ErrnoException).code
+  if (code === 'EADDRINUSE') return new CliError(`${addr} is already in use — is another bridge running? (\`${bridgeCommand('status')}\`) Choose another with --addr`)
+  if (code === 'EACCES') return new CliError(`no permission to listen on ${addr} (ports below 1024 need privileges); choose another with --addr`)
+  if (code === 'EADDRNOTAVAIL') return new CliError(`${addr} is not an address of this machine; choose one it has with --addr (\`ip addr\` lists them)`)
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new CliError(`cannot resolve the host in ${addr}; use an IP address with --addr`)
+  return err
 }

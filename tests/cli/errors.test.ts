@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createServer, type Server } from 'node:net'
 import { cli, expectOneLineError, freePort, sandbox, startDaemon, type Daemon } from './helpers.ts'
@@ -55,6 +55,13 @@ describe('serve', () => {
     try {
       const r = await cli(['serve', '--addr', `127.0.0.1:${port}`], box.env)
       expectOneLineError(r, `127.0.0.1:${port} is already in use — is another bridge running? (\`npx bridge status\`) Choose another with --addr`)
+      expect(String(r.stdout)).toBe('')
+      // A first run on a busy port: no plugin started, nothing written.
+      const fresh = join(box.root, 'fresh-data')
+      const first = await cli(['serve', '--dir', fresh], { ...box.env, BRIDGE_ADDR: `127.0.0.1:${port}` })
+      expectOneLineError(first, `127.0.0.1:${port} is already in use — is another bridge running? (\`npx bridge status\`) Choose another with --addr`)
+      expect(String(first.stdout)).toBe('')
+      expect(existsSync(fresh)).toBe(false)
     } finally {
       srv.close()
     }
@@ -122,7 +129,9 @@ describe('against a running daemon', () => {
   })
 
   it('a missing device id', async () => {
-    expectOneLineError(await cli(['devices', 'revoke', '--addr', addr], box.env), 'Missing required positional argument: ID; see `bridge devices revoke --help`')
+    const r = await cli(['devices', 'revoke', '--addr', addr], box.env)
+    expectOneLineError(r, 'Missing required positional argument: ID; see `npx bridge devices revoke --help`')
+    expect(r.exitCode).toBe(2)
   })
 })
 
@@ -131,20 +140,69 @@ describe('push', () => {
     const r = await cli(['push', 'status'], box.env)
     expectOneLineError(
       r,
-      `push: no credentials found; save a service-account key as ${join(box.dataDir, 'serviceAccount.json')} or run \`bridge push login --project <project-id>\``,
+      `push: no credentials found; save a service-account key as ${join(box.dataDir, 'serviceAccount.json')} or run \`npx bridge push login --project <project-id>\``,
     )
     expect(String(r.stdout)).toContain('No push credentials found; the bridge only logs notifications. Searched, in order:')
   })
-})
 
-describe('usage mistakes', () => {
-  it('an unknown command', async () => {
-    expectOneLineError(await cli(['serv'], box.env), 'unknown command "bridge serv"; see `bridge --help`')
-    expectOneLineError(await cli(['devices', 'rm', 'x'], box.env), 'unknown command "bridge devices rm"; see `bridge devices --help`')
+  it('a data dir that was never initialised', async () => {
+    const dir = join(box.root, 'never')
+    expectOneLineError(
+      await cli(['push', 'status', '--dir', dir], box.env),
+      `no config at ${join(dir, 'config.json')}: the data dir is not initialised; \`npx bridge serve\` creates it, or pass your bridge's --dir`,
+    )
   })
 
-  it('an unknown option', async () => {
-    expectOneLineError(await cli(['serve', '--adr', '127.0.0.1:1'], box.env), 'unknown option --adr for `bridge serve`; see `bridge serve --help`')
+  it('a failed gcloud login ends with what to do', async () => {
+    const bin = join(box.root, 'gcloud-bin')
+    mkdirSync(bin, { recursive: true })
+    writeFileSync(join(bin, 'gcloud'), '#!/bin/sh\necho "ERROR: (gcloud.auth.application-default.login) There was a problem with web authentication." >&2\nexit 1\n')
+    chmodSync(join(bin, 'gcloud'), 0o755)
+    const dir = join(box.root, 'login')
+    const r = await cli(['push', 'login', '--project', 'my-proj-1', '--dir', dir], { ...box.env, PATH: `${bin}:${box.env.PATH}` })
+    expect(r.exitCode).toBe(1)
+    expect(String(r.stderr).trim().split('\n')).toEqual([
+      'ERROR: (gcloud.auth.application-default.login) There was a problem with web authentication.',
+      `bridge: gcloud auth application-default login failed (exit 1; its messages are above); run \`npx bridge push login --project my-proj-1\` again, or save a service-account key as ${join(dir, 'serviceAccount.json')} and check it with \`npx bridge push status\``,
+    ])
+  })
+})
+
+describe('usage mistakes exit 2', () => {
+  const usage = (r: Awaited<ReturnType<typeof cli>>, line: string) => {
+    expectOneLineError(r, line)
+    expect(r.exitCode).toBe(2)
+    expect(String(r.stdout)).toBe('')
+  }
+
+  it('an unknown command', async () => {
+    usage(await cli(['serv'], box.env), 'unknown command "serv"; see `npx bridge --help`')
+    usage(await cli(['devices', 'rm', 'x'], box.env), 'unknown command "devices rm"; see `npx bridge devices --help`')
+  })
+
+  it('an unknown option, also before any command', async () => {
+    usage(await cli(['serve', '--adr', '127.0.0.1:1'], box.env), 'unknown option --adr for `bridge serve`; see `npx bridge serve --help`')
+    usage(await cli(['-x'], box.env), 'unknown option -x for `bridge`; see `npx bridge --help`')
+    usage(await cli(['devices', '--json'], box.env), 'unknown option --json for `bridge devices`; see `npx bridge devices --help`')
+  })
+
+  it('--url and --addr naming different bridges', async () => {
+    usage(
+      await cli(['status', '--url', 'http://127.0.0.1:1', '--addr', '127.0.0.1:2'], box.env),
+      '--url http://127.0.0.1:1 and --addr 127.0.0.1:2 name different bridges; pass one of them',
+    )
+    const same = await cli(['status', '--json', '--url', daemon.url, '--addr', addr], box.env)
+    expect(JSON.parse(String(same.stdout))).toMatchObject({ running: true, url: daemon.url })
+  })
+
+  it('help piped to a file or another program has no colour codes', async () => {
+    for (const args of [[], ['--help'], ['pair', '--help']]) {
+      const r = await cli(args, box.env)
+      expect(r.exitCode).toBe(0)
+      expect(String(r.stdout)).toContain('USAGE')
+      expect(String(r.stdout)).not.toContain('\x1b[')
+    }
+    expect(String((await cli(['pair', '--help'], box.env)).stdout)).toMatch(/--url.*does not choose which daemon is asked: that is --addr/)
   })
 
   it('--help and --version exit 0', async () => {
@@ -153,6 +211,48 @@ describe('usage mistakes', () => {
     expect(String(help.stdout)).toContain('--url')
     const v = await cli(['--version'], box.env)
     expect(String(v.stdout).trim()).toBe(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version)
+  })
+})
+
+describe('pair --url', () => {
+  it('is the URL in the code, never where pair looks for the daemon', async () => {
+    const port = await freePort()
+    const r = await cli(['pair', '--url', `http://127.0.0.1:${port}`], { ...box.env, BRIDGE_ADDR: `127.0.0.1:${await freePort()}` })
+    expectOneLineError(
+      r,
+      /^bridge: the bridge is not running at http:\/\/127\.0\.0\.1:\d+; start it with `npx bridge serve`; --url only sets the URL in the code: pass the daemon's --addr$/,
+    )
+    expect(String(r.stderr)).not.toContain(`:${port};`)
+    const ok = await cli(['pair', '--json', '--url', 'https://phone.example'], { ...box.env, BRIDGE_ADDR: addr })
+    expect(ok.exitCode, String(ok.stderr)).toBe(0)
+    expect(JSON.parse(String(ok.stdout)).url).toBe('https://phone.example')
+  })
+})
+
+describe('doctor and the port', () => {
+  const portLine = async (extra: string[], env: NodeJS.ProcessEnv) => {
+    const r = await cli(['doctor', '--addr', addr, ...extra], env)
+    const lines = String(r.stdout).split('\n')
+    const i = lines.findIndex((l) => l.includes(`${addr} is`))
+    return lines.slice(i, i + 2).join('\n')
+  }
+
+  it('knows its own bridge from the run file', async () => {
+    expect(await portLine([], box.env)).toMatch(new RegExp(`^✓ ${addr} is held by this bridge \\(pid ${daemon.proc.pid}, running\\)`))
+  })
+
+  it('names the data dir of another bridge from its run file', async () => {
+    const other = join(box.root, 'doctor-other')
+    expect(await portLine(['--dir', other], box.env)).toBe(
+      `✗ ${addr} is held by another bridge (pid ${daemon.proc.pid}, data dir ${box.dataDir})\n    fix: to check that one: \`npx bridge doctor --dir ${box.dataDir}\`; else choose another address with --addr`,
+    )
+  })
+
+  it('without a run file or a config.json, says the data dir is not initialised', async () => {
+    const other = join(box.root, 'doctor-other')
+    expect(await portLine(['--dir', other], { ...box.env, XDG_RUNTIME_DIR: join(box.root, 'no-run') })).toBe(
+      `✗ ${addr} is taken, and data dir ${other} is not initialised (no config.json), so nothing tells whether the program there is its bridge\n    fix: pass the --dir of the bridge running there, or choose another address with --addr`,
+    )
   })
 })
 

@@ -40,7 +40,7 @@ describe('bridge push status', () => {
       '  2. $GOOGLE_APPLICATION_CREDENTIALS (not set)',
       `  3. ${join(s.home, 'gcloud/application_default_credentials.json')} (gcloud application-default login)`,
       '  4. the metadata server (127.0.0.1:1)',
-      'Fix: save a service-account key at (1), or run: bridge push login --project <project-id>',
+      'Fix: save a service-account key at (1), or run: npx bridge push login --project <project-id>',
     ])
   })
 
@@ -84,7 +84,7 @@ describe('bridge push login', () => {
 
   it('refuses a missing or malformed project id', async () => {
     const s = setup()
-    await expect(pushLogin({ dir: s.dir, env: s.env, out: s.out })).rejects.toThrow('push login needs the Firebase project id: bridge push login --project <project-id>')
+    await expect(pushLogin({ dir: s.dir, env: s.env, out: s.out })).rejects.toThrow('push login needs the Firebase project id: npx bridge push login --project <project-id>')
     await expect(pushLogin({ dir: s.dir, env: s.env, out: s.out, project: '--scopes=x' })).rejects.toThrow('is not a Firebase/Google Cloud project id')
   })
 
