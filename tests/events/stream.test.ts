@@ -2,6 +2,7 @@
 // heartbeats, inbound frames, revocation, panes that vanish without a close event.
 import { describe, test, expect, beforeAll, afterAll } from 'vitest'
 import { startStack, type Stack } from '../harness/stack.ts'
+import { until } from '../harness/wait.ts'
 import { openEvents, openStalled, type Frames } from './ws-client.ts'
 import { withOptions, isStatus, statusesOf, newPane, setStatus, assertContiguous } from './common.ts'
 
@@ -111,8 +112,10 @@ describe('WS /events', () => {
     const before = bus.subscriberCount
     const slow = await openStalled(url())
     // The stalled socket is subscribed once the bus counts it.
-    const deadline = Date.now() + 10_000
-    while (bus.subscriberCount === before && Date.now() < deadline) await new Promise((r) => setImmediate(r))
+    await until(
+      () => bus.subscriberCount !== before,
+      () => `the stalled socket to subscribe; the bus counts ${bus.subscriberCount} subscribers, ${before} before it`,
+    )
     expect(bus.subscriberCount).toBe(before + 1)
     // Paced batches: the fast client drains each one; the stalled one piles up until dropped.
     const big = 'x'.repeat(16 * 1024)

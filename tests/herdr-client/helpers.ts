@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import type { Sim } from '../harness/sim.ts'
+import { until } from '../harness/wait.ts'
 
 /** Runs git with a fixed identity, so repos build the same on any machine. */
 export function git(cwd: string, ...args: string[]): string {
@@ -21,15 +22,18 @@ export async function screen(sim: Sim, session: string, pane: string): Promise<s
   return (r.read.text as string).split('\n').map((l) => l.trimEnd())
 }
 
-/** Polls the screen until `pred` holds; fails with the last screen after the deadline. */
-export async function waitScreen(sim: Sim, session: string, pane: string, pred: (lines: string[]) => boolean, timeoutMs = 15_000): Promise<string[]> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const lines = await screen(sim, session, pane)
-    if (pred(lines)) return lines
-    if (Date.now() > deadline) throw new Error(`screen of ${session}/${pane} never matched:\n${lines.join('\n')}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
+/** Polls the screen (every 100 ms: each read is a simulator round trip) until `pred` holds; fails with the last screen. */
+export async function waitScreen(sim: Sim, session: string, pane: string, pred: (lines: string[]) => boolean): Promise<string[]> {
+  let last: string[] = []
+  return until(
+    async () => {
+      last = await screen(sim, session, pane)
+      return pred(last) ? last : undefined
+    },
+    () => `the screen of ${session}/${pane} to match; last screen:\n${last.join('\n')}`,
+    20_000,
+    100,
+  )
 }
 
 /** Waits until the shell in the pane shows a prompt, so typed input is not lost to start-up. */

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { startStack, type Stack } from '../harness/stack.ts'
+import { until } from '../harness/wait.ts'
 import userConfig from '../../bridge.config.ts'
 import { defineBridgePlugin } from '../../core/plugin.ts'
 import { defineAgentKind } from '../../lib/agent-kinds.ts'
@@ -170,13 +171,16 @@ describe('GET /snapshot', () => {
     const { sim } = stack
     await shellReady(sim, 'default', 'w3:p1')
     await sim.request('pane.send_text', { pane_id: 'w3:p1', text: `cd ${repos.topic}\r` }, 'default')
-    const deadline = Date.now() + 15_000
     let agent: any
-    do {
-      agent = (await snapshot()).agents.find((a: any) => a.pane_id === 'w3:p1')
-      if (agent.branch === 'topic') break
-      await new Promise((r) => setTimeout(r, 200))
-    } while (Date.now() < deadline)
+    await until(
+      async () => {
+        agent = (await snapshot()).agents.find((a: any) => a.pane_id === 'w3:p1')
+        return agent?.branch === 'topic'
+      },
+      () => `w3:p1's branch to become topic after the cd; last agent: ${JSON.stringify(agent)}`,
+      20_000,
+      200,
+    )
     expect([agent.cwd, agent.foreground_cwd, agent.branch]).toEqual([repos.plain, repos.topic, 'topic'])
   })
 

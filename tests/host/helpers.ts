@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import { startSim, type Sim } from '../harness/sim.ts'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import type { BusEvent } from '../../core/bus.ts'
-export { until } from '../harness/wait.ts'
+import { until } from '../harness/wait.ts'
+export { until }
 
 export interface HostStack {
   home: string
@@ -48,16 +49,20 @@ export async function startHostStack(opts: { sessions?: string[] } = {}): Promis
     events,
     post: async (path, json) => parse(await bridge.request(path, { method: 'POST', json })),
     get: async (path) => parse(await bridge.request(path)),
-    async screenUntil(pane, pred, timeoutMs = 15_000) {
-      const deadline = Date.now() + timeoutMs
+    async screenUntil(pane, pred, timeoutMs = 20_000) {
       const [session, id] = pane.includes('/') ? pane.split('/') : ['default', pane]
       let text = ''
-      for (;;) {
-        text = (await sim.request('pane.read', { pane_id: id, source: 'recent', lines: 200 }, session)).read.text
-        if (pred(text)) return text
-        if (Date.now() > deadline) throw new Error(`screen of ${pane} never matched; last screen:\n${text}`)
-        await new Promise((r) => setTimeout(r, 100))
-      }
+      // Matched text is returned as-is, so an empty screen that satisfies `pred` still counts.
+      const hit = await until(
+        async () => {
+          text = (await sim.request('pane.read', { pane_id: id, source: 'recent', lines: 200 }, session)).read.text
+          return pred(text) ? { text } : undefined
+        },
+        () => `the screen of ${pane} to match; last screen:\n${text}`,
+        timeoutMs,
+        100,
+      )
+      return hit.text
     },
     async close() {
       await bridge.close().catch(() => {})

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createHmac } from 'node:crypto'
 import { join } from 'node:path'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
+import { until } from '../harness/wait.ts'
 import type { BusEvent } from '../../core/bus.ts'
 import pairing from '../../plugins/pairing/index.ts'
 import push from '../../plugins/push/index.ts'
@@ -47,16 +48,6 @@ afterAll(async () => {
 const status = (pane: string, agent_status: string) =>
   b.bridge.ctx.bus.publish('multiplexer', 'pane_agent_status_changed', { pane_id: pane, workspace_id: pane.split(':')[0], agent: 'claude', agent_status, session: 'default' })
 
-async function until<T>(what: string, fn: () => T | undefined | false): Promise<T> {
-  const deadline = Date.now() + 20_000
-  for (;;) {
-    const v = fn()
-    if (v) return v
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
-
 const bodyOf = (r: { body: Buffer }) => JSON.parse(r.body.toString('utf8'))
 
 describe('ntfy and webhooks from the environment', () => {
@@ -74,7 +65,7 @@ describe('ntfy and webhooks from the environment', () => {
     expect(r.headers.tags).toBe('blocked')
     expect(r.headers.click).toBe(`https://bridge.example.net/#/open/${sid}/w1%3Ap1`)
     expect(r.headers.authorization).toBe('Bearer tk_ntfy')
-    const sent = await until('push_sent', () => events.find((e) => e.type === 'push_sent' && e.payload.agent === 'w1:p1'))
+    const sent = await until(() => events.find((e) => e.type === 'push_sent' && e.payload.agent === 'w1:p1'), 'push_sent')
     // One ntfy topic and two webhooks.
     expect(sent.payload).toMatchObject({ sent: 3, total: 3 })
   })
@@ -97,7 +88,7 @@ describe('ntfy and webhooks from the environment', () => {
     expect(cleared.headers['x-bridge-signature']).toBe(`sha256=${createHmac('sha256', SECRET).update(cleared.body).digest('hex')}`)
     expect(bodyOf(cleared)).toMatchObject({ tag: `${sid}/w1:p1`, pane: 'w1:p1', title: `${b.bridge.ctx.config.server_name} · w1:p1` })
     // ntfy has no dismissal.
-    await until('cleared', () => events.find((e) => e.type === 'notification_cleared' && e.payload.pane === 'w1:p1'))
+    await until(() => events.find((e) => e.type === 'notification_cleared' && e.payload.pane === 'w1:p1'), 'cleared')
     expect(ntfy.received.filter((x) => x.path === '/herdr-alerts')).toHaveLength(1)
   })
 
@@ -106,7 +97,7 @@ describe('ntfy and webhooks from the environment', () => {
     hooks.answer('/b', 400)
     const base = hooks.received.length
     status('w2:p1', 'done')
-    const sent = await until('push_sent', () => events.find((e) => e.type === 'push_sent' && e.payload.agent === 'w2:p1'))
+    const sent = await until(() => events.find((e) => e.type === 'push_sent' && e.payload.agent === 'w2:p1'), 'push_sent')
     expect(sent.payload).toMatchObject({ sent: 2, total: 3 })
     const got = hooks.received.slice(base)
     expect(got.filter((x) => x.path === '/a').map((x) => bodyOf(x).event)).toEqual(['agent.done', 'agent.done'])
@@ -174,7 +165,7 @@ describe('ntfy and webhooks from the environment', () => {
       hooks.answer('/b', 404)
       for (const pane of ['w4:p1', 'w4:p2', 'w4:p3']) {
         status(pane, 'blocked')
-        await until(`push_sent ${pane}`, () => events.find((e) => e.type === 'push_sent' && e.payload.agent === pane))
+        await until(() => events.find((e) => e.type === 'push_sent' && e.payload.agent === pane), `push_sent ${pane}`)
       }
     } finally {
       reporter.log = original
@@ -218,7 +209,7 @@ describe('an unsigned webhook and ntfy without a public URL or token', () => {
     const h = await hooks.waitFor((x) => x.path === '/c')
     expect(h.headers['x-bridge-event']).toBe('agent.blocked')
     expect(h.headers).not.toHaveProperty('x-bridge-signature')
-    const sent = await until('push_sent', () => plainEvents.find((e) => e.type === 'push_sent' && e.payload.agent === 'w9:p1'))
+    const sent = await until(() => plainEvents.find((e) => e.type === 'push_sent' && e.payload.agent === 'w9:p1'), 'push_sent')
     expect(sent.payload).toMatchObject({ sent: 2, total: 2 })
   })
 
@@ -238,7 +229,7 @@ describe('an unsigned webhook and ntfy without a public URL or token', () => {
     // Each next try comes only once the previous one timed out (300 ms) and the backoff passed.
     expect(got[1].at - got[0].at).toBeGreaterThanOrEqual(300)
     expect(got[2].at - got[1].at).toBeGreaterThanOrEqual(300)
-    await until('timed-out requests closed', () => hooks.stalled === 0)
+    await until(() => hooks.stalled === 0, 'timed-out requests closed')
   })
 
   it('stops after three tries of a failing receiver', async () => {

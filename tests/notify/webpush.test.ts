@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createConsola } from 'consola'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
+import { until } from '../harness/wait.ts'
 import type { BusEvent } from '../../core/bus.ts'
 import pairing from '../../plugins/pairing/index.ts'
 import push from '../../plugins/push/index.ts'
@@ -42,16 +43,6 @@ afterAll(async () => {
 
 const status = (pane: string, agent_status: string) =>
   b.bridge.ctx.bus.publish('multiplexer', 'pane_agent_status_changed', { pane_id: pane, workspace_id: pane.split(':')[0], agent: 'claude', agent_status, session: 'default' })
-
-async function until<T>(what: string, fn: () => T | undefined | false): Promise<T> {
-  const deadline = Date.now() + 20_000
-  for (;;) {
-    const v = fn()
-    if (v) return v
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
 
 async function subscribe(token: string | undefined, path: string): Promise<BrowserKeys & { endpoint: string }> {
   const keys = browserKeys()
@@ -137,7 +128,7 @@ describe('web push key and subscriptions', () => {
     expect(await r.json()).toEqual({ ok: true, removed: true })
     expect(subs().filter((s) => s.device === d.id)).toHaveLength(9)
     await b.request('/admin/devices/revoke', { method: 'POST', json: { id: d.id } })
-    await until('revoked subscriptions removed', () => !subs().some((s) => s.device === d.id))
+    await until(() => !subs().some((s) => s.device === d.id), 'revoked subscriptions removed')
   })
 
   it('keeps every change when adds and removals run at once', async () => {
@@ -197,14 +188,14 @@ describe('web push delivery', () => {
       server_id: sid,
       url: `/#/open/${sid}/w1%3Ap1`,
     })
-    const sent = await until('push_sent', () => events.find((e) => e.type === 'push_sent' && e.payload.agent === 'w1:p1'))
+    const sent = await until(() => events.find((e) => e.type === 'push_sent' && e.payload.agent === 'w1:p1'), 'push_sent')
     expect(sent.payload).toMatchObject({ sent: 1, total: 1 })
 
     status('w1:p1', 'working')
     const dis = await svc.waitFor((r) => r.path === '/push/alert' && r !== req)
     expect(dis.headers.topic).toBe(topicOf(`${sid}/w1:p1`))
     expect(JSON.parse(decrypt(dis.body, keys))).toEqual({ type: 'dismiss', tag: `${sid}/w1:p1`, server_id: sid, pane: 'w1:p1' })
-    await until('cleared', () => events.find((e) => e.type === 'notification_cleared' && e.payload.pane === 'w1:p1'))
+    await until(() => events.find((e) => e.type === 'notification_cleared' && e.payload.pane === 'w1:p1'), 'cleared')
 
     // A done alert lives 10 minutes at normal urgency.
     status('w1:p1', 'done')
@@ -223,7 +214,7 @@ describe('web push delivery', () => {
     svc.answer('/push/missing', 404)
     svc.answer('/push/flaky', 503, 201)
     status('w2:p1', 'blocked')
-    const sent = await until('push_sent', () => events.find((e) => e.type === 'push_sent' && e.payload.agent === 'w2:p1'))
+    const sent = await until(() => events.find((e) => e.type === 'push_sent' && e.payload.agent === 'w2:p1'), 'push_sent')
     expect(sent.payload).toMatchObject({ sent: 1, total: 3 })
     expect(svc.received.filter((r) => r.path === '/push/gone')).toHaveLength(1)
     expect(svc.received.filter((r) => r.path === '/push/missing')).toHaveLength(1)
@@ -233,7 +224,7 @@ describe('web push delivery', () => {
     expect(subs().map((s) => s.endpoint)).toContain(flaky.endpoint)
     expect(lines).toContain(`info web push: the subscription of ${label(d.id, missing.endpoint)} has expired (404); removed`)
     await b.request('/admin/devices/revoke', { method: 'POST', json: { id: d.id } })
-    await until('revoked', () => !subs().some((s) => s.endpoint === flaky.endpoint))
+    await until(() => !subs().some((s) => s.endpoint === flaky.endpoint), 'revoked')
   })
 
   it('retries a 429 after the Retry-After the push service asks for, capped, three tries at most', async () => {
@@ -245,7 +236,7 @@ describe('web push delivery', () => {
     svc.answer('/push/much-later', { status: 429, headers: { 'retry-after': '3600' } }, 201)
     svc.answer('/push/busy', 429)
     status('w2:p2', 'blocked')
-    const sent = await until('push_sent', () => events.find((e) => e.type === 'push_sent' && e.payload.agent === 'w2:p2'))
+    const sent = await until(() => events.find((e) => e.type === 'push_sent' && e.payload.agent === 'w2:p2'), 'push_sent')
     expect(sent.payload).toMatchObject({ sent: 2, total: 3 })
     const gap = (path: string) => {
       const got = svc.received.filter((r) => r.path === path)
@@ -268,11 +259,11 @@ describe('web push delivery', () => {
     const from = lines.length
     for (const pane of ['w2:p3', 'w2:p4']) {
       status(pane, 'blocked')
-      await until(`push_sent ${pane}`, () => events.find((e) => e.type === 'push_sent' && e.payload.agent === pane))
+      await until(() => events.find((e) => e.type === 'push_sent' && e.payload.agent === pane), `push_sent ${pane}`)
     }
     svc.answer('/push/profile-bad', 201)
     status('w2:p5', 'blocked')
-    await until('push_sent w2:p5', () => events.find((e) => e.type === 'push_sent' && e.payload.agent === 'w2:p5'))
+    await until(() => events.find((e) => e.type === 'push_sent' && e.payload.agent === 'w2:p5'), 'push_sent w2:p5')
     const mine = lines.slice(from).filter((l) => l.includes('web push') || l.includes('webpush:'))
     expect(mine).toEqual([
       `warn webpush: ${label(d.id, bad.endpoint)}: HTTP 500: status 500 (further failures of this target are not logged until it works again)`,
@@ -297,7 +288,7 @@ describe('web push delivery', () => {
     expect(bad.status).toBe(400)
 
     status('w3:p1', 'blocked')
-    await until('push_sent', () => events.find((e) => e.type === 'push_sent' && e.payload.agent === 'w3:p1'))
+    await until(() => events.find((e) => e.type === 'push_sent' && e.payload.agent === 'w3:p1'), 'push_sent')
     await b.bridge.state(notifyWebpush)!.idle()
     expect(svc.received.filter((r) => r.path === '/push/loud')).toHaveLength(1)
     expect(svc.received.filter((r) => r.path === '/push/quiet')).toHaveLength(0)

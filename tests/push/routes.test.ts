@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
+import { until } from '../harness/wait.ts'
 import type { BusEvent } from '../../core/bus.ts'
 import pairing from '../../plugins/pairing/index.ts'
 import push from '../../plugins/push/index.ts'
@@ -54,18 +55,11 @@ async function device(b: TestBridge, name: string, token: string) {
   return d
 }
 
-function waitForEvent(events: BusEvent[], pred: (e: BusEvent) => boolean, timeoutMs = 20_000): Promise<BusEvent> {
-  return new Promise((resolve, reject) => {
-    const deadline = Date.now() + timeoutMs
-    const tick = () => {
-      const e = events.find(pred)
-      if (e) return resolve(e)
-      if (Date.now() > deadline) return reject(new Error(`no matching bus event; saw ${events.map((x) => x.type).join(', ')}`))
-      setTimeout(tick, 20)
-    }
-    tick()
-  })
-}
+const waitForEvent = (events: BusEvent[], pred: (e: BusEvent) => boolean): Promise<BusEvent> =>
+  until(
+    () => events.find(pred),
+    () => `a matching bus event; saw ${events.map((x) => x.type).join(', ')}`,
+  )
 
 const status = (b: TestBridge, pane: string, agent_status: string) =>
   b.bridge.ctx.bus.publish('multiplexer', 'pane_agent_status_changed', { pane_id: pane, workspace_id: pane.split(':')[0], agent: 'claude', agent_status, session: 'default' })

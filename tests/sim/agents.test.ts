@@ -4,7 +4,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { claudeProjectDir } from '../harness/fake-agents/transcript.ts'
-import { useSim, waitFor } from './helpers.ts'
+import { until } from '../harness/wait.ts'
+import { useSim } from './helpers.ts'
 
 const T = 30000
 
@@ -21,10 +22,10 @@ describe('fake agents', () => {
       const created = await sim().request('sim.create_agent_pane', { cwd: home(), script: { session_id: sid, turns: [{ reply: 'Hello from the fake agent.' }] } })
       const pane = created.pane.pane_id
       expect(created.pane.agent).toBe('claude')
-      const info = await waitFor(async () => {
+      const info = await until(async () => {
         const a = await agent(pane)
         return a.agent_status === 'idle' ? a : undefined
-      })
+      }, 'idle')
       expect(info.agent_session).toEqual({ source: 'herdr:claude', agent: 'claude', kind: 'id', value: sid })
       expect(await screen(pane)).toMatch(/^❯/m)
 
@@ -36,7 +37,7 @@ describe('fake agents', () => {
       sub.close()
 
       const file = path.join(claudeProjectDir(home(), home()), `${sid}.jsonl`)
-      const entries = await waitFor(() => {
+      const entries = await until(() => {
         if (!fs.existsSync(file)) return undefined
         const l = fs
           .readFileSync(file, 'utf8')
@@ -44,7 +45,7 @@ describe('fake agents', () => {
           .split('\n')
           .map((x) => JSON.parse(x))
         return l.length >= 2 ? l : undefined
-      })
+      }, 'two transcript entries')
       expect(entries[0]).toMatchObject({ type: 'user', sessionId: sid, cwd: home(), parentUuid: null, message: { role: 'user', content: [{ type: 'text', text: 'say hello' }] } })
       expect(entries[1]).toMatchObject({
         type: 'assistant',
@@ -69,7 +70,7 @@ describe('fake agents', () => {
         },
       })
       const pane = created.pane.pane_id
-      await waitFor(async () => (await agent(pane)).agent_status === 'blocked', 15000, 'blocked')
+      await until(async () => (await agent(pane)).agent_status === 'blocked', 'blocked')
       const text = await screen(pane)
       expect(text).toContain('Do you want to proceed?')
       expect(text).toMatch(/❯ 1\. Yes/)
@@ -82,7 +83,7 @@ describe('fake agents', () => {
 
       await sim().request('pane.send_keys', { pane_id: pane, keys: ['Enter'] })
       // The pane is not in the focused tab, so finishing work lands as `done`, not `idle`.
-      await waitFor(async () => (await agent(pane)).agent_status === 'done', 15000, 'done after approval')
+      await until(async () => (await agent(pane)).agent_status === 'done', 'done after approval')
       const file = path.join(claudeProjectDir(home(), home()), `${sid}.jsonl`)
       const entries = fs
         .readFileSync(file, 'utf8')
@@ -100,21 +101,21 @@ describe('fake agents', () => {
     async () => {
       const created = await sim().request('sim.create_agent_pane', { cwd: home(), script: { start: 'permission' } })
       const pane = created.pane.pane_id
-      await waitFor(async () => (await agent(pane)).agent_status === 'blocked')
+      await until(async () => (await agent(pane)).agent_status === 'blocked', 'blocked')
       await sim().request('pane.send_keys', { pane_id: pane, keys: ['esc'] })
-      await waitFor(async () => (await agent(pane)).agent_status === 'done', 15000, 'done after decline')
+      await until(async () => (await agent(pane)).agent_status === 'done', 'done after decline')
       expect(await screen(pane)).toContain('User rejected the tool use')
       await sim().request('pane.send_text', { pane_id: pane, text: '\x1b[Z' })
-      await waitFor(async () => (await screen(pane)).includes('⏵⏵ accept edits on (shift+tab to cycle)'), 15000, 'accept edits')
+      await until(async () => (await screen(pane)).includes('⏵⏵ accept edits on (shift+tab to cycle)'), 'accept edits')
       await sim().request('pane.send_keys', { pane_id: pane, keys: ['shift+tab'] })
-      await waitFor(async () => (await screen(pane)).includes('plan mode on'), 15000, 'plan mode')
+      await until(async () => (await screen(pane)).includes('plan mode on'), 'plan mode')
 
       const sub = await sim().subscribe([{ type: 'pane.agent_detected' }])
       await sim().request('pane.send_input', { pane_id: pane, text: '/exit', keys: ['Enter'] })
       const released = await sub.next((e) => e.data.pane_id === pane && e.data.released === true, 15000)
       expect(released.data).toMatchObject({ type: 'pane_agent_detected', agent: 'claude', released: true })
       expect((await sim().call('agent.get', { target: pane })).error?.code).toBe('agent_not_found')
-      await waitFor(async () => /^\$ ?$/m.test(await screen(pane)), 15000, 'shell prompt back')
+      await until(async () => /^\$ ?$/m.test(await screen(pane)), 'shell prompt back')
       sub.close()
     },
     T,
@@ -167,23 +168,19 @@ describe('fake agents', () => {
     async () => {
       const ws = await sim().request('workspace.create', { cwd: home() })
       const pane = ws.root_pane.pane_id
-      await waitFor(async () => {
+      await until(async () => {
         const info = (await sim().request('pane.process_info', { pane_id: pane })).process_info
         return info.foreground_process_group_id === info.shell_pid
-      })
+      }, 'shell in the foreground')
       const started = await sim().request('agent.start', { name: 'reviewer', kind: 'claude', pane_id: pane })
       expect(started.argv).toEqual(['claude'])
       expect(started.agent).toMatchObject({ name: 'reviewer', launch_pending: true, pane_id: pane })
       const busy = await sim().call('agent.start', { name: 'other', kind: 'claude', pane_id: pane })
       expect(busy.error?.code).toBe('agent_pane_busy')
-      const ready = await waitFor(
-        async () => {
-          const a = await agent('reviewer')
-          return a.interactive_ready ? a : undefined
-        },
-        20000,
-        'interactive_ready',
-      )
+      const ready = await until(async () => {
+        const a = await agent('reviewer')
+        return a.interactive_ready ? a : undefined
+      }, 'interactive_ready')
       expect(ready.launch_pending).toBeUndefined()
       expect(ready.agent).toBe('claude')
       const prompted = await sim().request('agent.prompt', { target: 'reviewer', text: 'review please', wait: { until: ['idle', 'done'], timeout_ms: 15000 } }, 'default', {

@@ -4,10 +4,11 @@ import readline from 'node:readline'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { HERDR_BIN } from '../harness/sim.ts'
-import { useSim, waitFor } from './helpers.ts'
+import { until } from '../harness/wait.ts'
+import { useSim } from './helpers.ts'
 
 const run = promisify(execFile)
-const T = 20000
+const T = 30000
 
 interface Streamed {
   proc: ChildProcess
@@ -74,11 +75,11 @@ describe('fake herdr CLI', () => {
       const pane = ws.root_pane.pane_id
       const obs = stream(['terminal', 'session', 'observe', pane, '--cols', '100', '--rows', '30'], env())
       try {
-        const first = await waitFor(() => obs.lines[0])
+        const first = await until(() => obs.lines[0], 'first observe frame')
         expect(Object.keys(first)).toEqual(['bytes', 'encoding', 'full', 'height', 'seq', 'type', 'width'])
         expect(first).toMatchObject({ type: 'terminal.frame', encoding: 'ansi', full: true, seq: 1, width: 100, height: 30 })
         await sim().request('pane.send_text', { pane_id: pane, text: 'echo observed-text\r' })
-        await waitFor(() => decoded(obs).includes('observed-text'), 15000, 'observed text in frames')
+        await until(() => decoded(obs).includes('observed-text'), 'observed text in frames')
         expect(obs.lines.at(-1).full).toBe(false)
       } finally {
         obs.proc.kill()
@@ -93,9 +94,9 @@ describe('fake herdr CLI', () => {
       const ws = await sim().request('workspace.create', {})
       const pane = ws.root_pane.pane_id
       const ctl = stream(['terminal', 'session', 'control', pane, '--cols', '90', '--rows', '20'], env())
-      await waitFor(() => ctl.lines[0])
+      await until(() => ctl.lines[0], 'first control frame')
       ctl.proc.stdin!.write(`${JSON.stringify({ type: 'terminal.input', text: 'echo from-control\r' })}\n`)
-      await waitFor(async () => (await sim().request('pane.read', { pane_id: pane, source: 'recent' })).read.text.includes('\nfrom-control\n'), 15000, 'control input')
+      await until(async () => (await sim().request('pane.read', { pane_id: pane, source: 'recent' })).read.text.includes('\nfrom-control\n'), 'control input')
       const term = ws.root_pane.terminal_id
       const second = stream(['terminal', 'session', 'control', pane], env())
       expect(await second.exited).toBe(0)
@@ -104,7 +105,7 @@ describe('fake herdr CLI', () => {
         type: 'terminal.closed',
       })
       const thief = stream(['terminal', 'session', 'control', pane, '--takeover'], env())
-      await waitFor(() => thief.lines[0])
+      await until(() => thief.lines[0], 'first takeover frame')
       expect(await ctl.exited).toBe(0)
       expect(ctl.lines.at(-1)).toEqual({ reason: 'terminal attach taken over', type: 'terminal.closed' })
       thief.proc.stdin!.end()

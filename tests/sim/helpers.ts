@@ -5,23 +5,6 @@ import path from 'node:path'
 import { afterAll, beforeAll } from 'vitest'
 import { startSim, type Sim, type StartSimOptions } from '../harness/sim.ts'
 
-/** Polls `fn` until it returns a truthy value (screen contents have no event to await). */
-export async function waitFor<T>(fn: () => Promise<T> | T, timeoutMs = 15000, what = 'condition'): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs
-  let last: unknown
-  for (;;) {
-    try {
-      const v = await fn()
-      if (v) return v as NonNullable<T>
-      last = v
-    } catch (err) {
-      last = err
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${String(last instanceof Error ? last.message : JSON.stringify(last))}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
-
 /** Starts one simulator for the file (in a temp HOME) and stops it afterwards. */
 export function useSim(opts: Omit<StartSimOptions, 'home'> = {}): { sim: () => Sim; home: () => string } {
   let sim: Sim | undefined

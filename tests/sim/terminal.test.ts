@@ -1,9 +1,10 @@
 // Real terminals: reads return the real shell screen; send_text/keys/input write to the PTY;
 // process_info reports real pids; a process exit removes the pane the way herdr does.
 import { describe, expect, it } from 'vitest'
-import { useSim, waitFor } from './helpers.ts'
+import { until } from '../harness/wait.ts'
+import { useSim } from './helpers.ts'
 
-const T = 20000
+const T = 30000
 
 describe('pane I/O on real PTYs', () => {
   const { sim, home } = useSim()
@@ -17,14 +18,10 @@ describe('pane I/O on real PTYs', () => {
       const ws = await sim().request('workspace.create', { cwd: home() })
       pane = ws.root_pane.pane_id
       await sim().request('pane.send_text', { pane_id: pane, text: 'echo hello\r' })
-      const r = await waitFor(
-        async () => {
-          const got = await read()
-          return /^hello$/m.test(got.text) ? got : undefined
-        },
-        15000,
-        'hello on screen',
-      )
+      const r = await until(async () => {
+        const got = await read()
+        return /^hello$/m.test(got.text) ? got : undefined
+      }, 'hello on screen')
       expect(r).toMatchObject({ pane_id: pane, workspace_id: 'w1', tab_id: 'w1:t1', source: 'recent', format: 'text', revision: 0, truncated: false })
       expect(r.text).toContain('$ echo hello\nhello\n')
       const visible = await read('visible')
@@ -39,13 +36,13 @@ describe('pane I/O on real PTYs', () => {
     'recent honours lines and sets truncated; recent_unwrapped joins soft wraps',
     async () => {
       await sim().request('pane.send_text', { pane_id: pane, text: 'for i in $(seq 1 30); do echo line$i; done\r' })
-      await waitFor(async () => (await read()).text.includes('line30\n'), 15000, 'line30')
+      await until(async () => (await read()).text.includes('line30\n'), 'line30')
       const r = await read('recent', { lines: 5 })
       expect(r.truncated).toBe(true)
       expect(r.text.split('\n').filter(Boolean)).toHaveLength(5)
       const long = 'x'.repeat(200)
       await sim().request('pane.send_text', { pane_id: pane, text: `echo ${long}\r` })
-      await waitFor(async () => (await read('recent_unwrapped')).text.includes(`\n${long}\n`), 15000, 'unwrapped long line')
+      await until(async () => (await read('recent_unwrapped')).text.includes(`\n${long}\n`), 'unwrapped long line')
       expect((await read('recent')).text).not.toContain(`\n${long}\n`)
     },
     T,
@@ -55,7 +52,7 @@ describe('pane I/O on real PTYs', () => {
     'format ansi carries SGR colours',
     async () => {
       await sim().request('pane.send_text', { pane_id: pane, text: "printf '\\033[31mred\\033[0m\\n'\r" })
-      await waitFor(async () => /^red$/m.test((await read()).text), 15000, 'red')
+      await until(async () => /^red$/m.test((await read()).text), 'red')
       const ansi = await read('recent', { format: 'ansi' })
       expect(ansi.format).toBe('ansi')
       expect(ansi.text).toContain('\x1b[0;31mred\x1b[0m')
@@ -67,18 +64,14 @@ describe('pane I/O on real PTYs', () => {
     'send_keys validates every key first: one bad key writes nothing',
     async () => {
       await sim().request('pane.send_text', { pane_id: pane, text: 'clear\r' })
-      await waitFor(async () => !(await read('visible')).text.includes('line30'), 15000, 'clear')
+      await until(async () => !(await read('visible')).text.includes('line30'), 'clear')
       const reply = await sim().call('pane.send_keys', { pane_id: pane, keys: ['e', 'c', 'h', 'o', 'home', 'enter'] })
       expect(reply.error).toEqual({ code: 'invalid_key', message: 'unsupported key home' })
       await sim().request('pane.send_keys', { pane_id: pane, keys: ['e', 'c', 'h', 'o', 'space', 'O', 'K', 'Enter'] })
-      const screen = await waitFor(
-        async () => {
-          const t = (await read('visible')).text
-          return /^OK$/m.test(t) ? t : undefined
-        },
-        15000,
-        'OK',
-      )
+      const screen = await until(async () => {
+        const t = (await read('visible')).text
+        return /^OK$/m.test(t) ? t : undefined
+      }, 'OK')
       expect(screen).not.toMatch(/echohome|home/)
     },
     T,
@@ -88,7 +81,7 @@ describe('pane I/O on real PTYs', () => {
     'send_input sends text plus keys in one write',
     async () => {
       await sim().request('pane.send_input', { pane_id: pane, text: 'echo via-input', keys: ['Enter'] })
-      await waitFor(async () => /^via-input$/m.test((await read()).text), 15000, 'via-input')
+      await until(async () => /^via-input$/m.test((await read()).text), 'via-input')
     },
     T,
   )
@@ -101,26 +94,18 @@ describe('pane I/O on real PTYs', () => {
       expect(idle.shell_pid).toBeGreaterThan(1)
       expect(idle.foreground_process_group_id).toBe(idle.shell_pid)
       await sim().request('pane.send_text', { pane_id: pane, text: 'sleep 30\r' })
-      const busy = await waitFor(
-        async () => {
-          const info = (await sim().request('pane.process_info', { pane_id: pane })).process_info
-          // The group changes at fork, before the child has exec'd `sleep`: wait for the name too.
-          return info.foreground_process_group_id !== info.shell_pid && info.foreground_processes.some((p: { name: string }) => p.name === 'sleep') ? info : undefined
-        },
-        15000,
-        'sleep in foreground',
-      )
+      const busy = await until(async () => {
+        const info = (await sim().request('pane.process_info', { pane_id: pane })).process_info
+        // The group changes at fork, before the child has exec'd `sleep`: wait for the name too.
+        return info.foreground_process_group_id !== info.shell_pid && info.foreground_processes.some((p: { name: string }) => p.name === 'sleep') ? info : undefined
+      }, 'sleep in foreground')
       expect(busy.foreground_processes.map((p: { name: string }) => p.name)).toContain('sleep')
       expect(busy.foreground_processes[0].cwd).toBe(home())
       await sim().request('pane.send_keys', { pane_id: pane, keys: ['ctrl+c'] })
-      await waitFor(
-        async () => {
-          const info = (await sim().request('pane.process_info', { pane_id: pane })).process_info
-          return info.foreground_process_group_id === info.shell_pid
-        },
-        15000,
-        'shell back in foreground',
-      )
+      await until(async () => {
+        const info = (await sim().request('pane.process_info', { pane_id: pane })).process_info
+        return info.foreground_process_group_id === info.shell_pid
+      }, 'shell back in foreground')
     },
     T,
   )
@@ -129,7 +114,7 @@ describe('pane I/O on real PTYs', () => {
     'panes get herdr environment variables',
     async () => {
       await sim().request('pane.send_text', { pane_id: pane, text: 'echo "$HERDR_PANE_ID|$HERDR_WORKSPACE_ID|$HERDR_TAB_ID|$TERM|$COLORTERM|$HERDR_ENV"\r' })
-      await waitFor(async () => (await read()).text.includes(`${pane}|w1|w1:t1|xterm-256color|truecolor|1`), 15000, 'env echo')
+      await until(async () => (await read()).text.includes(`${pane}|w1|w1:t1|xterm-256color|truecolor|1`), 'env echo')
     },
     T,
   )
@@ -161,7 +146,7 @@ describe('pane I/O on real PTYs', () => {
       const sub = await sim().subscribe([{ type: 'pane.exited' }, { type: 'workspace.closed' }, { type: 'tab.closed' }])
       await sim().request('sim.kill_pane', { pane_id: ws.root_pane.pane_id })
       await sub.next((e) => e.event === 'pane_exited' && e.data.pane_id === ws.root_pane.pane_id)
-      await waitFor(async () => (await sim().call('workspace.get', { workspace_id: ws.workspace.workspace_id })).error?.code === 'workspace_not_found')
+      await until(async () => (await sim().call('workspace.get', { workspace_id: ws.workspace.workspace_id })).error?.code === 'workspace_not_found', 'workspace gone')
       // A marker exit after it: once the marker's event is in, anything the first exit emitted is too.
       const marker = await sim().request('workspace.create', { focus: false })
       await sim().request('sim.kill_pane', { pane_id: marker.root_pane.pane_id })

@@ -2,9 +2,10 @@
 import { describe, expect, it } from 'vitest'
 import { encodeWorkspaceNumber } from '../harness/herdr-sim/ids.ts'
 import type { Subscription } from '../harness/sim.ts'
+import { until } from '../harness/wait.ts'
 import { useSim } from './helpers.ts'
 
-const T = 20000
+const T = 30000
 
 const LIFECYCLE = [
   'workspace.created',
@@ -25,15 +26,16 @@ const LIFECYCLE = [
   'layout.updated',
 ].map((type) => ({ type }))
 
-/** Events of one subscription that arrived after `from`, in arrival order. */
-async function eventsAfter(sub: Subscription, from: number, until: (names: string[]) => boolean): Promise<string[]> {
-  const deadline = Date.now() + 10000
-  for (;;) {
-    const names = sub.events.slice(from).map((e) => e.event as string)
-    if (until(names)) return names
-    if (Date.now() > deadline) throw new Error(`events so far: ${names.join(' ')}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
+/** Events of one subscription that arrived after `from`, in arrival order, as of the moment `done` held. */
+function eventsAfter(sub: Subscription, from: number, done: (names: string[]) => boolean): Promise<string[]> {
+  const names = () => sub.events.slice(from).map((e) => e.event as string)
+  return until(
+    () => {
+      const n = names()
+      return done(n) ? n : undefined
+    },
+    () => `the events to arrive; so far: ${names().join(' ')}`,
+  )
 }
 
 describe('ids', () => {
