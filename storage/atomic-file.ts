@@ -25,7 +25,7 @@ export const io = {
  */
 export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o600): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
-  const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`)
+  const tmp = tempPathFor(path)
   try {
     io.write(tmp, data, mode)
     renameSync(tmp, path)
@@ -35,7 +35,16 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 
   }
 }
 
-/** Names `writeFileAtomic` gives its temp files. */
+/**
+ * The temp file an atomic write of `path` goes through: beside it, hidden, and named so that
+ * the start-up sweep (TEMP_FILE) finds it if the write is interrupted. Every writer of the data
+ * dir that writes through a temp file takes its name from here.
+ */
+export function tempPathFor(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`)
+}
+
+/** Names `tempPathFor` gives. */
 export const TEMP_FILE = /^\..+\.[0-9a-f]{8}\.tmp$/
 
 /**

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto'
 import { mkdir, open, readFile, rename, rm, writeFile, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Stats } from 'node:fs'
+import { tempPathFor } from '../../storage/atomic-file.ts'
 
 const MAGIC = 'HBTI'
 const VERSION = 1
@@ -88,7 +89,8 @@ export async function saveIndex(dir: string, key: string, id: FileIdentity, imag
   const data = encode(key, id, image)
   await mkdir(dir, { recursive: true, mode: 0o700 })
   const path = join(dir, fileName(key, id))
-  const tmp = `${path}.${process.pid}.${Date.now().toString(36)}.tmp`
+  // The data dir's temp name, so an index write cut short is swept at the next start.
+  const tmp = tempPathFor(path)
   try {
     const fh = await open(tmp, 'w', 0o600)
     try {

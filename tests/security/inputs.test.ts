@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startBridge, type TestBridge } from '../harness/bridge.ts'
+import { REPO_ROOT, startBridge, type TestBridge } from '../harness/bridge.ts'
 import { createFailureLimiter } from '../../plugins/pairing/codes.ts'
 import { logSafe } from '../../lib/strings.ts'
 
@@ -100,6 +101,48 @@ describe('stale temp files in the data dir', () => {
       expect(stale.map(existsSync)).toEqual([false, false])
       expect(existsSync(fresh)).toBe(true)
       expect(existsSync(notOurs)).toBe(true)
+    } finally {
+      await b.close()
+      rmSync(home, { recursive: true, force: true })
+    }
+  })
+
+  test('a transcript index write killed before its rename leaves a temp file the next start removes', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'bridge-sweep-'))
+    const data = join(home, '.herdr-bridge')
+    const indexDir = join(data, 'transcript-index')
+    // One index saved whole, then a second one whose process dies in the fsync of its temp file.
+    const child = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `
+        import { open } from 'node:fs/promises'
+        import { saveIndex } from ${JSON.stringify(join(REPO_ROOT, 'lib/transcript/index-store.ts'))}
+        const image = { indexed: 6, count: 2, n: 2, offs: new Float64Array([0, 3]), lens: new Uint32Array([2, 2]), cum: new Uint32Array([2, 4]) }
+        const id = { dev: 1, ino: 2, head: 'h', headLen: 0 }
+        await saveIndex(process.argv[1], 'kept', id, image)
+        const fh = await open('/dev/null')
+        Object.getPrototypeOf(fh).sync = () => process.kill(process.pid, 'SIGKILL')
+        await fh.close()
+        await saveIndex(process.argv[1], 'cut', id, image)
+        `,
+        indexDir,
+      ],
+      { cwd: REPO_ROOT, encoding: 'utf8' },
+    )
+    expect([child.signal, child.stderr]).toEqual(['SIGKILL', ''])
+    const before = readdirSync(indexDir)
+    const temps = before.filter((n) => n.endsWith('.tmp'))
+    expect([before.length, temps.length]).toEqual([2, 1])
+    const old = Date.now() / 1000 - 600
+    utimesSync(join(indexDir, temps[0]), old, old)
+    const b = await startBridge({ home, dataDir: data })
+    try {
+      expect(readdirSync(indexDir)).toEqual(before.filter((n) => !n.endsWith('.tmp')))
     } finally {
       await b.close()
       rmSync(home, { recursive: true, force: true })
