@@ -25,8 +25,10 @@ export const sessionsDir = (host: TranscriptHost) => join(codexHome(host), 'sess
 
 const ROLLOUT = /^rollout-.*\.jsonl$/
 const UUID_TAIL = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i
-/** Day folders searched for a session id, newest first, before giving up. */
+/** Day folders searched for a session id on every look-up, newest first. */
 const MAX_DAYS = 400
+/** Day folders past those searched once per id that is not in them: a resumed old session. */
+const MAX_OLD_DAYS = 10_000
 /** Newest rollouts whose first line is read when matching by cwd. */
 const MAX_CWD_CANDIDATES = 64
 
@@ -41,25 +43,38 @@ async function names(dir: string): Promise<string[]> {
   }
 }
 
-/** Day folders (YYYY/MM/DD) newest first, then the top level for older builds. */
-async function* rolloutDirs(root: string): AsyncGenerator<string> {
+/**
+ * Day folders (YYYY/MM/DD) newest first, from the `skip`th and at most `max` of them, then (for
+ * the newest ones only) the top level, where older builds wrote. Folders are listed as reached.
+ */
+async function* rolloutDirs(root: string, skip = 0, max = MAX_DAYS): AsyncGenerator<string> {
   const desc = (a: string[]) =>
     a
       .filter((n) => /^\d+$/.test(n))
       .sort()
       .reverse()
   let days = 0
-  for (const y of desc(await names(root)))
+  walk: for (const y of desc(await names(root)))
     for (const m of desc(await names(join(root, y))))
       for (const d of desc(await names(join(root, y, m)))) {
-        if (++days > MAX_DAYS) return
-        yield join(root, y, m, d)
+        if (++days > skip + max) break walk
+        if (days > skip) yield join(root, y, m, d)
       }
-  yield root
+  if (!skip) yield root
 }
 
 /** session id → file, remembered while the file is there. */
 const found = new Map<string, string>()
+/** Ids already searched for past the newest day folders. */
+const searchedOld = new Set<string>()
+
+async function findIn(dirs: AsyncIterable<string>, sid: string): Promise<string | null> {
+  for await (const dir of dirs) {
+    const name = (await names(dir)).find((n) => ROLLOUT.test(n) && n.endsWith(`-${sid}.jsonl`))
+    if (name && (await isFile(join(dir, name)))) return join(dir, name)
+  }
+  return null
+}
 
 /** The rollout of a known session id, or null when codex has not written it (yet). */
 export async function findRollout(host: TranscriptHost, sid: string): Promise<string | null> {
@@ -67,15 +82,20 @@ export async function findRollout(host: TranscriptHost, sid: string): Promise<st
   const key = `${root}\0${sid}`
   const hit = found.get(key)
   if (hit && (await isFile(hit))) return hit
-  for await (const dir of rolloutDirs(root)) {
-    const name = (await names(dir)).find((n) => ROLLOUT.test(n) && n.endsWith(`-${sid}.jsonl`))
-    if (name && (await isFile(join(dir, name)))) {
-      if (found.size > 1024) found.clear()
-      found.set(key, join(dir, name))
-      return join(dir, name)
-    }
+  let path = await findIn(rolloutDirs(root), sid)
+  // A resumed session appends to the rollout it began, which can be older than the newest day
+  // folders. Codex writes a new session into today's folder, so an id missing from the old
+  // folders stays missing there: they are searched once per id, not on every look-up.
+  if (!path && !searchedOld.has(key)) {
+    if (searchedOld.size > 1024) searchedOld.clear()
+    searchedOld.add(key)
+    path = await findIn(rolloutDirs(root, MAX_DAYS, MAX_OLD_DAYS), sid)
   }
-  return null
+  if (path) {
+    if (found.size > 1024) found.clear()
+    found.set(key, path)
+  }
+  return path
 }
 
 export async function locateCodex({ agent, home, env, others }: LocateInput): Promise<Location> {
