@@ -2,6 +2,7 @@ import type { Agent } from 'node:http'
 import type { Message } from 'firebase-admin/messaging'
 import type { PluginContext } from '../../core/plugin.ts'
 import { readJsonFile } from '../../storage/atomic-file.ts'
+import { logSafe } from '../../lib/strings.ts'
 import { defineNotifierPlugin, type Notifier } from '../../lib/notify/notifier.ts'
 import { createFailureLog } from '../../lib/notify/failures.ts'
 import type { AlertEvent, Delivery, DismissEvent } from '../../lib/notify/events.ts'
@@ -88,7 +89,9 @@ function createFcmNotifier(ctx: PluginContext, options: FcmOptions): FcmNotifier
       await ready
       const list = targets(ev.test ? [] : ev.muted)
       if (!credential) {
-        ctx.log.info(`push (log only): ${ev.status} ${ev.pane}: ${ev.title} — ${ev.body} [${list.length} device(s)]`)
+        // Titles and bodies are an agent's words: escaped, so a newline or a terminal escape in them
+        // cannot forge or hide a log line. 400 keeps a composed body (at most 240 characters) whole.
+        ctx.log.info(`push (log only): ${ev.status} ${logSafe(ev.pane, 80)}: ${logSafe(ev.title)} — ${logSafe(ev.body, 400)} [${list.length} device(s)]`)
         return { sent: 0, total: list.length, enabled: false, note: 'no FCM credentials (see `bridge push status`)' }
       }
       if (!list.length || closed) return { sent: 0, total: 0, enabled: true, note: 'no device has registered an FCM token' }
@@ -111,7 +114,7 @@ function createFcmNotifier(ctx: PluginContext, options: FcmOptions): FcmNotifier
       await ready
       const list = targets()
       if (!credential) {
-        ctx.log.info(`push (log only): dismiss ${ev.pane} [${list.length} device(s)]`)
+        ctx.log.info(`push (log only): dismiss ${logSafe(ev.pane, 80)} [${list.length} device(s)]`)
         return { sent: 0, total: list.length, enabled: false }
       }
       if (!list.length || closed) return { sent: 0, total: 0, enabled: true }

@@ -4,6 +4,8 @@ import { join } from 'node:path'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import { until } from '../harness/wait.ts'
 import type { BusEvent } from '../../core/bus.ts'
+import { ALERT_EVENT, DELIVERED_EVENT, type AlertEvent } from '../../lib/notify/events.ts'
+import { hasControl } from '../../lib/strings.ts'
 import pairing from '../../plugins/pairing/index.ts'
 import push from '../../plugins/push/index.ts'
 import notifyFcm from '../../plugins/notify-fcm/index.ts'
@@ -195,7 +197,8 @@ describe('push through the bus', () => {
     expect(msgs[0].notification).toEqual({ title: `${b.bridge.ctx.config.server_name} · Test notification`, body: 'Finished — push notifications work' })
   })
 
-  it('without credentials the bridge runs and only logs notifications', async () => {
+  /** A bridge without FCM credentials at info level, with every log line it writes. */
+  async function startLogOnly() {
     // Info level for this bridge; plugin loggers are tagged children sharing the reporter list.
     const prev = process.env.BRIDGE_TEST_LOG
     process.env.BRIDGE_TEST_LOG = '3'
@@ -209,6 +212,11 @@ describe('push through the bus', () => {
     const original = reporter.log
     reporter.log = (o: any) => void lines.push(`[${o.tag}] ${o.args.join(' ')}`)
     bridges.push({ close: async () => void (reporter.log = original) } as TestBridge)
+    return { b, events, lines }
+  }
+
+  it('without credentials the bridge runs and only logs notifications', async () => {
+    const { b, events, lines } = await startLogOnly()
     const d = await device(b, 'phone', 'tok-x')
     const base = fcm.requests.length
     status(b, 'w1:p4', 'blocked')
@@ -220,6 +228,38 @@ describe('push through the bus', () => {
     expect(lines).toContain(`[bridge:notify-fcm] push (log only): blocked w1:p4: ${b.bridge.ctx.config.server_name} · w1:p4 — Needs you [1 device(s)]`)
 
     expect((await b.request('/info')).status).toBe(200)
+  })
+
+  it('logs an alert whose title and body carry newlines and terminal escapes as one escaped line', async () => {
+    const { b, events, lines } = await startLogOnly()
+    await device(b, 'phone', 'tok-y')
+    const id = 'forged-1'
+    const sid = b.bridge.ctx.config.server_id
+    b.bridge.ctx.bus.publish('bridge', ALERT_EVENT, {
+      id,
+      tag: `${sid}/w1:p6`,
+      status: 'blocked',
+      title: 'agent\n[bridge:pairing] paired device dev-x (attacker)',
+      body: 'Needs you\u001b[2K\r[bridge] all is well',
+      pane: 'w1:p6',
+      agent: 'claude',
+      agent_title: 'agent',
+      server_id: sid,
+      server_name: 'srv',
+      url: '/#/open/w1:p6',
+      fcm_data: {},
+      muted: [],
+      ts: Date.now(),
+    } satisfies AlertEvent)
+    await until(
+      () => events.find((e) => e.type === DELIVERED_EVENT && e.payload.id === id && e.payload.channel === 'fcm'),
+      () => `the fcm channel to answer alert ${id}`,
+    )
+    const logged = lines.filter((l) => l.includes('w1:p6'))
+    expect(logged).toEqual([
+      '[bridge:notify-fcm] push (log only): blocked w1:p6: agent\\n[bridge:pairing] paired device dev-x (attacker) — Needs you\\u001b[2K\\r[bridge] all is well [1 device(s)]',
+    ])
+    expect(lines.filter(hasControl)).toEqual([])
   })
 })
 
