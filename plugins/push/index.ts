@@ -12,8 +12,11 @@ import { readWebConfig } from './web-config.ts'
 /**
  * Alerts (spec 1 §3, §4.1, §6): composition here, delivery in the notifier plugins (notify-*).
  *   POST /testpush           device → {ok:true, sent:true, …}: a sample alert through every channel
- *   GET  /push-config        none   → the web client's Firebase web config (camelCase + vapidKey)
+ *   GET  /push-config        none   → the web client's Firebase web config (camelCase + vapidKey);
+ *                                     404 when there is none (mobile clients rely on that)
  *   GET  /firebase-config    none   → the same (the path the reference client calls)
+ *   GET  /notify/web         device → {push_config, webpush_key}: which of the two a browser can
+ *                                     read here, so the web app asks for neither in vain
  *   POST /notify/mute        device {pane, until?} → this device gets no alerts for the pane
  *   POST /notify/unmute      device {pane}
  *   GET  /notify/mutes       device → this device's mutes
@@ -27,6 +30,8 @@ const TESTPUSH_WAIT_MS = 6000
 const NOTIFY_TEST_WAIT_MS = 8000
 /** Every channel this repository ships, for `bridge notify test` to name the ones not loaded. */
 export const KNOWN_CHANNELS = ['fcm', 'webpush', 'ntfy', 'webhook'] as const
+/** The notifier channel behind GET /webpush/key (notify-webpush). */
+const WEBPUSH_CHANNEL = 'webpush'
 
 const route = defineBridgeRoute.with<PushService>()
 
@@ -173,6 +178,16 @@ export default defineBridgePlugin({
         const device = auth.deviceId ?? ctx.devices.list().find((d) => d.name === 'web')?.id
         return { mutes: device ? state.mutes.of(device) : {} }
       },
+    }),
+    defineBridgeRoute({
+      method: 'GET',
+      path: '/notify/web',
+      auth: 'device',
+      errors: 'json',
+      describe:
+        'How this bridge can alert a browser: push_config when GET /push-config serves a Firebase web config, webpush_key when the Web Push channel runs (GET /webpush/key)',
+      response: v.object({ push_config: v.boolean(), webpush_key: v.boolean() }),
+      handler: ({ ctx }) => ({ push_config: readWebConfig(ctx.config.data_dir).ok, webpush_key: notifyChannels(ctx.bus).has(WEBPUSH_CHANNEL) }),
     }),
     defineBridgeRoute({ method: 'GET', path: '/push-config', auth: 'none', describe: "The web client's Firebase config", response: webConfigSchema, handler: webConfig }),
     defineBridgeRoute({

@@ -1,5 +1,5 @@
 // Web push in the browser, against the real bridge in headless Chromium: the control appears
-// only when the bridge serves a Firebase web config, the push worker is served and installed.
+// only when the bridge serves a Firebase web config (and says so in GET /notify/web), the push worker is served and installed.
 // The boundary: Firebase's getToken needs Google's servers (FCM registration and the browser's
 // push service), which this machine cannot reach, so the enable flow is followed up to that call
 // and its failure is checked to be reported, with no /register-token sent. Nothing of Google's
@@ -9,6 +9,7 @@ import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page, Request } from 'playwright-core'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
+import { until } from '../harness/wait.ts'
 import { ensureBuilt, launch, type Browser } from './browser.ts'
 
 let bridge: TestBridge
@@ -36,11 +37,12 @@ async function openApp(): Promise<void> {
   await page.goto(bridge.url + '/')
   const saved = [{ key: 'b1', url: bridge.url, bearer: device.bearer, name: 'test bridge', server_id: bridge.bridge.ctx.config.server_id, device_id: device.id }]
   await page.evaluate((list) => localStorage.setItem('herdr-bridge.bridges.v1', JSON.stringify(list)), saved)
-  // Counted from here: this one page load.
+  // Leave first, so nothing the previous page still had in flight is counted: this one page load.
+  await page.goto('about:blank')
   requests.length = 0
-  const config = page.waitForResponse((r) => new URL(r.url()).pathname === '/push-config')
-  await page.reload()
-  await config
+  const offer = page.waitForResponse((r) => new URL(r.url()).pathname === '/notify/web')
+  await page.goto(bridge.url + '/')
+  await offer
   // The inbox column is drawn once the app has read its bridges; the header is drawn with it.
   await page.locator('section.bridge').waitFor()
 }
@@ -83,12 +85,13 @@ describe('web push', () => {
     expect(js).toMatch(/\/assets\/fcm-[\w-]+\.js|fcm-[\w-]+\.js/)
   })
 
-  it('without firebase-web.json: one GET /push-config, a 404, and no push control', async () => {
+  it('without firebase-web.json: the bridge says so, no GET /push-config (its 404 is for mobile clients), and no push control', async () => {
     await openApp()
-    const got = seen('/push-config')
-    expect(got).toHaveLength(1)
-    expect(got[0].method()).toBe('GET')
-    expect((await got[0].response())!.status()).toBe(404)
+    const offer = seen('/notify/web')
+    expect(offer).toHaveLength(1)
+    expect(await (await offer[0].response())!.json()).toEqual({ push_config: false, webpush_key: true })
+    expect(seen('/push-config')).toEqual([])
+    expect((await bridge.request('/push-config', { token: null })).status).toBe(404)
     expect(await page.locator('.push-toggle').count()).toBe(0)
     expect(await page.getByRole('button', { name: /push/i }).count()).toBe(0)
     // Nothing push-related was fetched or registered.
@@ -101,6 +104,8 @@ describe('web push', () => {
     writeFileSync(join(bridge.dataDir, 'firebase-web.json'), JSON.stringify(CONFIG))
     try {
       await openApp()
+      expect(await (await seen('/notify/web')[0].response())!.json()).toEqual({ push_config: true, webpush_key: true })
+      await until(() => seen('/push-config').length, 'GET /push-config')
       const cfg = seen('/push-config')
       expect(cfg).toHaveLength(1)
       expect((await cfg[0].response())!.status()).toBe(200)

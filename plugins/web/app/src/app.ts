@@ -61,10 +61,12 @@ export function App() {
   useEffect(() => syncFeeds(bridges, tick), [bridges])
   useEffect(() => onToasts(tick), [])
 
+  // What the home bridge offers (GET /notify/web) decides what else is read: nothing in vain.
+  const home = homeBridge(bridges)
   // Web push: offered only when this page's bridge serves a config; once on, the token is
   // refreshed at each start, for each newly paired bridge and when the worker reports a change.
   const [push, setPush] = useState<PushConfig | null>(null)
-  useEffect(() => void (pushSupported() && pushConfig().then(setPush)), [])
+  useEffect(() => void (pushSupported() && home ? pushConfig(home).then(setPush) : setPush(null)), [home?.url, home?.bearer])
   useEffect(() => {
     if (!push || !bridges.length || !pushOn()) return
     const sync = () => void syncPush(push, bridges).then(reportPush, (err) => toast(`Push: ${errText(err)}`, 'error'))
@@ -74,7 +76,6 @@ export function App() {
     return () => navigator.serviceWorker.removeEventListener('message', onMessage)
   }, [push, bridges])
   // Standard Web Push when the bridge offers a key and no Firebase config was set up.
-  const home = homeBridge(bridges)
   const [vapid, setVapid] = useState<string | null>(null)
   useEffect(() => void (pushSupported() && home ? webPushKey(home).then(setVapid) : setVapid(null)), [home?.url, home?.bearer])
   useEffect(() => {

@@ -21,14 +21,45 @@ const TOKEN_TIMEOUT_MS = 20_000
 export const pushSupported = (): boolean =>
   typeof window !== 'undefined' && window.isSecureContext && 'Notification' in window && 'serviceWorker' in navigator && 'PushManager' in window
 
-let configOnce: Promise<PushConfig | null> | undefined
+/**
+ * Which of the two the bridge serves (`GET /notify/web`), so a page load asks for neither in vain:
+ * `/push-config` answers 404 without a Firebase config (mobile clients rely on that), and
+ * `/webpush/key` is missing from a bridge without the Web Push channel.
+ */
+export interface AlertOffer {
+  push_config: boolean
+  webpush_key: boolean
+}
 
-/** Read once per page load; a 404 (not configured) or any failure leaves push off. */
-export function pushConfig(): Promise<PushConfig | null> {
-  configOnce ??= fetch('/push-config', { cache: 'no-store', signal: AbortSignal.timeout(5000) })
+const NOTHING: AlertOffer = { push_config: false, webpush_key: false }
+const offers = new Map<string, Promise<AlertOffer>>()
+
+/** Read once per bridge and page load; a bridge that cannot say (down, or older) offers nothing this time. */
+export function alertOffer(b: SavedBridge): Promise<AlertOffer> {
+  const key = `${b.url} ${b.bearer}`
+  let offer = offers.get(key)
+  if (!offer) {
+    offer = new Api(b).request<Partial<AlertOffer>>('/notify/web', { timeoutMs: 5000 }).then(
+      (r) => ({ push_config: r?.push_config === true, webpush_key: r?.webpush_key === true }),
+      () => {
+        offers.delete(key)
+        return NOTHING
+      },
+    )
+    offers.set(key, offer)
+  }
+  return offer
+}
+
+/**
+ * The Firebase web config of the bridge that served this page, when it is `home` and serves one
+ * (the token's Firebase project is that page's); any failure leaves push off.
+ */
+export async function pushConfig(home: SavedBridge): Promise<PushConfig | null> {
+  if (new URL(home.url).origin !== location.origin || !(await alertOffer(home)).push_config) return null
+  return fetch('/push-config', { cache: 'no-store', signal: AbortSignal.timeout(5000) })
     .then((r) => (r.ok ? r.json() : null))
     .then(parsePushConfig, () => null)
-  return configOnce
 }
 
 /** Whether the person turned push on here (and has not revoked the permission since). */
@@ -37,8 +68,9 @@ export const pushOn = (): boolean => pushSupported() && Notification.permission 
 /** The bridge that served this page when it is paired, else the first paired one: its key is the one to subscribe with. */
 export const homeBridge = (bridges: SavedBridge[]): SavedBridge | undefined => bridges.find((b) => new URL(b.url).origin === location.origin) ?? bridges[0]
 
-/** The bridge's VAPID public key, or null when it does not offer Web Push (older bridge, plugin off). */
+/** The bridge's VAPID public key, or null when it does not offer Web Push (plugin off, older bridge). */
 export async function webPushKey(b: SavedBridge): Promise<string | null> {
+  if (!(await alertOffer(b)).webpush_key) return null
   try {
     const r = await new Api(b).request<{ public_key?: unknown }>('/webpush/key', { timeoutMs: 5000 })
     return isVapidKey(r?.public_key) ? r.public_key : null

@@ -1,7 +1,7 @@
 /**
  * Whether this page can deliver alerts to this browser, and how: the bridge serves a Firebase
- * web config (`GET /push-config`, read by push.ts) or a Web Push key (`GET /webpush/key`, read
- * by push.ts with the device's bearer). Only then is an "Enable alerts" control shown: a button
+ * web config (`GET /push-config`) or a Web Push key (`GET /webpush/key`), each read by push.ts
+ * only when `GET /notify/web` says it is there. Only then is an "Enable alerts" control shown: a button
  * that can never deliver anything is worse than none. The one place to extend when the bridge
  * learns another way.
  */

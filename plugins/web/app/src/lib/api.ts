@@ -44,10 +44,14 @@ export class Api {
     return (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(raw) : (raw as T)
   }
 
-  /** GET /readyz (no auth): whether the bridge reaches herdr, and its one-line reason if not. */
+  /** GET /readyz: whether the bridge reaches herdr, and its one-line reason if not (herdr's socket and error only with the bearer). */
   async readiness(): Promise<{ ok: boolean; reason: string }> {
     try {
-      const res = await fetch(this.bridge.url + '/readyz', { cache: 'no-store', signal: AbortSignal.timeout(10_000) })
+      const res = await fetch(this.bridge.url + '/readyz', {
+        cache: 'no-store',
+        headers: { authorization: `Bearer ${this.bridge.bearer}` },
+        signal: AbortSignal.timeout(10_000),
+      })
       const body = await res.json().catch(() => ({}))
       return { ok: res.ok, reason: typeof body?.reason === 'string' && body.reason ? body.reason : `GET /readyz answered ${res.status}` }
     } catch {
