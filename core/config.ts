@@ -213,10 +213,6 @@ export function splitAddr(addr: string): { host: string; port: number } {
   return { host: m[1] || '127.0.0.1', port: Number(m[2]) }
 }
 
-function str(v: unknown): string {
-  return typeof v === 'string' ? v.trim() : ''
-}
-
 function list(v: unknown): string[] {
-  return Array.isArray(v) ? v.map(str).filter(Boolean) : []
+  return Array.isArray(v) ? v.map((s) => (typeof s === 'string' ? s.trim() : '')).filter(Boolean) : []
 }

@@ -1,22 +1,44 @@
-import { assertBodySize, H3, HTTPError, HTTPResponse, type H3Event } from 'h3'
+import { defineRoute, getValidatedQuery, H3, HTTPError, HTTPResponse, type H3Event, type HTTPEvent, type Middleware } from 'h3'
 import type { ConsolaInstance } from 'consola'
 import * as v from 'valibot'
 import type { BridgeConfig } from './config.ts'
 import type { LoadedPlugins, MountedRoute, MountedWs, RunningPlugin } from './loader.ts'
-import type { AuthInfo } from './plugin.ts'
+import type { AuthInfo, ErrorStyle, RouteDef } from './plugin.ts'
 import type { DeviceStore } from '../storage/devices.ts'
+import type { createAuditLog } from '../storage/audit-log.ts'
+import type { ServerGuard, ServerLimits } from './limits.ts'
 import { authenticate, credentialOf } from './auth.ts'
 import { errorResponse, HttpError, json, text, unauthorized } from './respond.ts'
 import { HerdrError } from './herdr/index.ts'
-import type { createAuditLog } from '../storage/audit-log.ts'
-import { RESOURCE_CODES } from '../lib/exec.ts'
 import { hasBody, isJsonContentType } from './content-type.ts'
-import { controlInParams } from '../lib/strings.ts'
-import type { ServerGuard, ServerLimits } from './limits.ts'
-import { bodyChunks } from '../lib/body.ts'
 import { createCors } from './cors.ts'
+import { RESOURCE_CODES } from '../lib/exec.ts'
+import { controlInParams } from '../lib/strings.ts'
+import { readBodyText } from '../lib/body.ts'
 
 const MAX_JSON_BODY = 1024 * 1024
+
+declare module 'h3' {
+  interface H3EventContext {
+    /** The caller, once the route's auth middleware accepted its credential. */
+    auth?: AuthInfo
+    /** The query and body once both passed validation, for the route's audit hook. */
+    input?: { query: Record<string, any>; body: unknown }
+  }
+}
+
+/** What the bridge keeps in an h3 route's `meta`: who may call it (`?token=` too?) and how its errors read. */
+export type BridgeRouteMeta = Required<Pick<RouteDef, 'auth' | 'queryToken' | 'errors'>>
+
+const bridgeMeta = (r: Partial<BridgeRouteMeta> & Pick<RouteDef, 'auth'>): BridgeRouteMeta => ({
+  auth: r.auth,
+  queryToken: !!r.queryToken,
+  errors: r.errors ?? 'text',
+})
+const metaOf = (event: H3Event) => event.context.matchedRoute!.meta as unknown as BridgeRouteMeta
+
+/** A JSON route without a body schema reads the body (it must be JSON) and hands the handler {}. */
+const NO_BODY = v.fallback(v.object({}), {})
 
 export interface HttpDeps {
   config: BridgeConfig
@@ -31,170 +53,180 @@ export interface HttpDeps {
 }
 
 /**
- * The h3 app: CORS first, then each manifest route behind auth (before validation or any work), then its
- * schemas, then its handler; a plain GET on a WebSocket path; the page catch-all.
+ * The h3 app: CORS first, then each manifest route as an h3 route whose middleware checks auth
+ * (before validation or any work) and writes the answer and the audit line; h3 validates the
+ * body, `getValidatedQuery` the query. Other methods on a route's path get 405, a plain GET on a
+ * WebSocket path 426, anything else the page catch-all.
  */
 export function createHttpApp(loaded: LoadedPlugins, deps: HttpDeps): H3 {
-  const { config, devices, audit, log, plugin, limits } = deps
+  const { config, devices, log, plugin } = deps
   const app = new H3()
   app.use(createCors(config.transport.allowed_origins))
 
-  const dispatch = async (event: H3Event, byMethod: Map<string, MountedRoute>): Promise<Response> => {
-    const request = event.req as Request
-    const url = new URL(request.url)
-    const method = request.method === 'HEAD' ? 'GET' : request.method
-    const route = byMethod.get(method) ?? [...byMethod.values()][0]
-    // Auth comes first, before validation, method checks or any herdr call or disk read.
-    const auth = authenticate(route.auth, credentialOf(request, url, !!route.queryToken), config.admin_token, devices)
-    if (!auth) return unauthorized()
-    if (auth.kind !== 'none') deps.guard()?.authenticated(nodeSocketOf(request))
-    const style = route.errors ?? 'text'
-    if (!byMethod.has(method)) return errorResponse(405, `${[...byMethod.keys()].join(', ')} only`, style, { allow: [...byMethod.keys()].join(', ') })
-    const seen: Seen = { query: {}, body: undefined, valid: false }
-    const res = await runRoute(route, event, request, url, method, auth, style, seen)
+  const auth: Middleware = (event, next) => {
+    const meta = metaOf(event)
+    const who = authenticate(meta.auth, credentialOf(event.req, event.url, meta.queryToken), config.admin_token, devices)
+    if (!who) return unauthorized()
+    if (who.kind !== 'none') deps.guard()?.authenticated(nodeSocketOf(event.req))
+    event.context.auth = who
+    return next()
+  }
+
+  for (const [path, byMethod] of loaded.routes) {
+    for (const route of byMethod.values()) {
+      const readsJson = route.method !== 'GET' && route.bodyType !== 'raw'
+      const onError = ({ issues }: { issues: Issues }) => invalidInput(issues, route.invalid)
+      const querySchema = route.query && lastValues(route.query)
+      for (const method of route.method === 'GET' ? (['GET', 'HEAD'] as const) : [route.method])
+        app.register(
+          defineRoute({
+            method,
+            route: path,
+            meta: { ...bridgeMeta(route) },
+            middleware: [auth, answer(route, deps), ...(readsJson ? [jsonReader(deps.limits, route.invalid)] : [])],
+            validate: readsJson ? { body: route.body ?? NO_BODY, onError } : undefined,
+            handler: async (event) => {
+              // Only declared parameters reach a handler, so the API document lists all it reads.
+              const query = querySchema ? await getValidatedQuery(event, querySchema, { onError }) : {}
+              const bad = controlInParams(query)
+              if (bad) throw new HttpError(400, bad)
+              const body: unknown = readsJson ? await event.req.json() : undefined
+              event.context.input = { query, body }
+              const { ctx, state } = plugin(route.plugin)
+              return route.handler({ event, query, body, auth: event.context.auth!, ctx, state })
+            },
+          }),
+        )
+    }
+    const allow = [...byMethod.keys()].join(', ')
+    // The catch-all serves pages; any other method on an unknown path is a wrong path, not a wrong
+    // method (a typo'd POST /aprove should say so).
+    if (path !== '/**')
+      app.all(path, (event) => errorResponse(405, `${allow} only`, metaOf(event).errors, { allow }), { meta: { ...bridgeMeta([...byMethod.values()][0]) }, middleware: [auth] })
+  }
+  app.all('/**', () => text('not found', 404))
+
+  for (const [path, ws] of loaded.websockets) {
+    // A plain GET on a WebSocket path: auth, then the route's own verdict (404 …), then 426.
+    app.all(
+      path,
+      async (event) => {
+        try {
+          const accepted = await acceptWs(ws, plugin(ws.plugin), event.req, event.url, event.context.auth!)
+          if (accepted instanceof Response) return accepted
+        } catch (err) {
+          return errorToResponse(err, 'text', log, `GET ${event.url.pathname}`)
+        }
+        return text('upgrade required: this is a WebSocket route', 426, { upgrade: 'websocket' })
+      },
+      { meta: { ...bridgeMeta(ws) }, middleware: [auth] },
+    )
+  }
+  return app
+}
+
+/** Route middleware: the handler's value (or what it threw) as a Response, and the audit line. */
+function answer(route: MountedRoute, { audit, log }: HttpDeps): Middleware {
+  return async (event, next) => {
+    const method = event.req.method === 'HEAD' ? 'GET' : event.req.method
+    let res: Response
+    try {
+      res = asResponse(await next())
+    } catch (err) {
+      res = errorToResponse(err, route.errors ?? 'text', log, `${method} ${event.url.pathname}`)
+    }
     if (method !== 'GET' && route.audit !== false) {
       let fields
       try {
-        fields = seen.valid ? route.audit?.({ query: seen.query, body: seen.body }) : undefined
+        fields = event.context.input && route.audit?.(event.context.input as { query: any; body: any })
       } catch {
         fields = undefined
       }
       audit.record({
         ts: Date.now(),
-        device: auditActor(auth),
-        route: `${method} ${url.pathname}`,
+        device: auditActor(event.context.auth),
+        route: `${method} ${event.url.pathname}`,
         ...fields,
         status: res.status,
-        ...(route.bodyType === 'raw' ? { bytes: Number(request.headers.get('content-length') ?? 0) } : {}),
+        ...(route.bodyType === 'raw' ? { bytes: Number(event.req.headers.get('content-length') ?? 0) } : {}),
       })
     }
     return res
   }
+}
 
-  const runRoute = async (
-    route: MountedRoute,
-    event: H3Event,
-    request: Request,
-    url: URL,
-    method: string,
-    auth: AuthInfo,
-    style: 'text' | 'json',
-    seen: Seen,
-  ): Promise<Response> => {
-    try {
-      // Only declared parameters reach a handler, so the API document lists all it reads.
-      seen.query = route.query ? parseWith(route.query, Object.fromEntries(url.searchParams), route.invalid) : {}
-      const bad = controlInParams(seen.query)
-      if (bad) throw new HttpError(400, bad)
-      if (route.bodyType !== 'raw' && method !== 'GET') {
-        if (hasBody(request.headers) && !isJsonContentType(request.headers.get('content-type'))) throw new HttpError(415, 'want Content-Type: application/json')
-        const raw = await readJsonBody(event, limits, route.invalid)
-        // As for the query: a handler sees only a body its schema declares.
-        seen.body = route.body ? parseWith(route.body, raw, route.invalid) : {}
-      }
-      seen.valid = true
-      const { ctx, state } = plugin(route.plugin)
-      const out = await route.handler({ event, query: seen.query, body: seen.body, auth, ctx, state })
-      if (out instanceof Response) return out
-      // h3's own answers (serveStatic's): h3 adds the headers they staged on the event.
-      if (out instanceof HTTPResponse) return new Response(out.body, { status: out.status ?? 200, headers: out.headers })
-      if (out === undefined || out === null) return new Response(null, { status: 204 })
-      if (typeof out === 'string') return text(out)
-      return json(out)
-    } catch (err) {
-      return errorToResponse(err, style, log, `${method} ${url.pathname}`)
-    }
-  }
-
-  for (const [path, byMethod] of loaded.routes) {
-    if (path === '/**') continue
-    app.all(path, (event) => dispatch(event, byMethod))
-  }
-  for (const [path, ws] of loaded.websockets) {
-    // A plain GET on a WebSocket path: auth, then the route's own verdict (404 …), then 426.
-    app.all(path, async (event) => {
-      const request = event.req as Request
-      const url = new URL(request.url)
-      const auth = authenticate(ws.auth, credentialOf(request, url, !!ws.queryToken), config.admin_token, devices)
-      if (!auth) return unauthorized()
-      try {
-        const accepted = await acceptWs(ws, plugin(ws.plugin), request, url, auth)
-        if (accepted instanceof Response) return accepted
-      } catch (err) {
-        return errorToResponse(err, 'text', log, `GET ${url.pathname}`)
-      }
-      return text('upgrade required: this is a WebSocket route', 426, { upgrade: 'websocket' })
-    })
-  }
-  const fallback = loaded.routes.get('/**')
-  // The catch-all serves pages; any other method on an unknown path is a wrong path, not a
-  // wrong method (a typo'd POST /aprove should say so).
-  app.all('/**', (event) => {
-    const m = (event.req as Request).method === 'HEAD' ? 'GET' : (event.req as Request).method
-    return fallback?.has(m) ? dispatch(event, fallback) : text('not found', 404)
-  })
-
-  return app
+function asResponse(out: unknown): Response {
+  if (out instanceof Response) return out
+  // h3's own answers (serveStatic's): h3 adds the headers they staged on the event.
+  if (out instanceof HTTPResponse) return new Response(out.body, { status: out.status ?? 200, headers: out.headers })
+  if (out === undefined || out === null) return new Response(null, { status: 204 })
+  return typeof out === 'string' ? text(out) : json(out)
 }
 
 /** Validates a WebSocket route's query, then asks the route whether to accept. */
-export function acceptWs(route: MountedWs, running: RunningPlugin, request: Request, url: URL, auth: AuthInfo) {
-  const query = route.query ? parseWith(route.query, Object.fromEntries(url.searchParams)) : {}
+export async function acceptWs(route: MountedWs, running: RunningPlugin, request: Request, url: URL, auth: AuthInfo) {
+  const query = route.query ? await getValidatedQuery({ req: request } as HTTPEvent, lastValues(route.query), { onError: ({ issues }) => invalidInput(issues) }) : {}
   const bad = controlInParams(query)
   if (bad) throw new HttpError(400, bad)
   const { ctx, state } = running
   return route.accept ? route.accept({ request, url, query, auth, ctx, state }) : undefined
 }
 
-/** What the handler saw, kept for the audit line (bodies are logged by length only). */
-interface Seen {
-  query: Record<string, any>
-  body: unknown
-  /** Both passed validation, so the route's audit hook may read them. */
-  valid: boolean
-}
+/**
+ * A query schema as h3's validate takes it, where a repeated parameter's last value counts: h3
+ * hands repeats over as an array, which no route's schema takes.
+ */
+const lastValues = <S extends v.GenericSchema>(schema: S) =>
+  v.pipe(
+    v.unknown(),
+    v.transform((q) => Object.fromEntries(Object.entries(q as object).map(([k, x]) => [k, Array.isArray(x) ? x.at(-1) : x]))),
+    schema,
+  )
 
-function parseWith(schema: v.GenericSchema, input: unknown, invalid?: string): any {
-  const r = v.safeParse(schema, input)
-  if (r.success) return r.output
+/** Standard Schema issues, as h3's validate reports them. */
+type Issues = ReadonlyArray<{ readonly message: string; readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> }>
+
+/** The one-line 400 for input its schema refused (h3's validate hands the issues here). */
+function invalidInput(issues: Issues, invalid?: string): HttpError {
   // A control character is named as such even where the route has one fixed message.
-  const control = r.issues.find((i) => i.message.endsWith('control characters are not allowed'))
-  if (control) throw new HttpError(400, control.message)
-  if (invalid) throw new HttpError(400, invalid)
-  const issue = r.issues[0]
-  const path = issue.path?.map((p) => String(p.key)).join('.')
+  const control = issues.find((i) => i.message.endsWith('control characters are not allowed'))
+  if (control) return new HttpError(400, control.message)
+  if (invalid) return new HttpError(400, invalid)
+  const issue = issues[0]
+  const path = issue.path?.map((p) => String(typeof p === 'object' ? p.key : p)).join('.')
   // Schemas may already name the field in their message ("code: want a string", "want ?pane=").
   const named = !path || issue.message.startsWith(`${path}:`) || issue.message.startsWith(`${path} `) || issue.message.includes(`?${path}=`)
-  throw new HttpError(400, named ? issue.message : `${path}: ${issue.message}`)
+  return new HttpError(400, named ? issue.message : `${path}: ${issue.message}`)
 }
 
 /**
- * The JSON body, read through h3's size limit: a declared length over the cap is refused before
- * reading, a chunked body as soon as it passes the cap (docs/security.md).
+ * Route middleware for JSON routes, before h3's validate: 415 for a body that is not JSON, then
+ * the body read with its size cap and deadlines (lib/body.ts). The request's `json()`, which h3's
+ * validate calls, answers what was read; a blank body reads as {}.
  */
-async function readJsonBody(event: H3Event, limits: ServerLimits, invalid?: string): Promise<unknown> {
-  let raw: string
-  try {
-    assertBodySize(event, MAX_JSON_BODY)
-    // Read with idle and total deadlines, so a client trickling bytes cannot hold the connection.
-    const chunks: Uint8Array[] = []
-    for await (const c of bodyChunks((event.req as Request).body, { idleMs: limits.body_idle_ms, totalMs: limits.json_body_ms, max: MAX_JSON_BODY })) chunks.push(c)
-    raw = Buffer.concat(chunks).toString('utf8')
-  } catch (err) {
-    if (!HTTPError.isError(err)) throw err
-    if (err.status === 413) throw new HttpError(413, `body over ${MAX_JSON_BODY} bytes`)
-    throw new HttpError(err.status, err.status === 400 ? 'want Content-Length or Transfer-Encoding, not both' : err.message)
-  }
-  if (!raw.trim()) return {}
-  try {
-    return JSON.parse(raw)
-  } catch {
-    throw new HttpError(400, invalid ?? 'body is not valid JSON')
+function jsonReader(limits: ServerLimits, invalid?: string): Middleware {
+  return async (event) => {
+    const req = event.req
+    if (hasBody(req.headers) && !isJsonContentType(req.headers.get('content-type'))) throw new HttpError(415, 'want Content-Type: application/json')
+    const raw = await readBodyText(req, { idleMs: limits.body_idle_ms, totalMs: limits.json_body_ms, max: MAX_JSON_BODY })
+    let data: unknown = {}
+    try {
+      if (raw.trim()) data = JSON.parse(raw)
+    } catch {
+      throw new HttpError(400, invalid ?? 'body is not valid JSON')
+    }
+    ;(event as { req: Request }).req = new Proxy(req, {
+      get(target, key) {
+        if (key === 'json') return () => Promise.resolve(data)
+        const value = Reflect.get(target, key, target)
+        return typeof value === 'function' ? value.bind(target) : value
+      },
+    })
   }
 }
 
 /** Maps what a handler threw to a response: an HTTPError, herdr's errors, else a logged 500. */
-export function errorToResponse(err: unknown, style: 'text' | 'json', log: ConsolaInstance, where: string): Response {
+export function errorToResponse(err: unknown, style: ErrorStyle, log: ConsolaInstance, where: string): Response {
   const code = (err as NodeJS.ErrnoException)?.code
   const busy = typeof code === 'string' && RESOURCE_CODES.has(code)
   if (busy) log.warn(`${where}: ${code}`)
@@ -226,6 +258,6 @@ function nodeSocketOf(request: Request): import('node:net').Socket | undefined {
 }
 
 /** Who, in the log: the device id, `admin`, or `-` for unauthenticated routes (pairing). */
-export function auditActor(auth: AuthInfo): string {
-  return auth.kind === 'device' ? auth.deviceId! : auth.kind === 'admin' ? 'admin' : '-'
+function auditActor(auth: AuthInfo | undefined): string {
+  return auth?.kind === 'device' ? auth.deviceId! : auth?.kind === 'admin' ? 'admin' : '-'
 }

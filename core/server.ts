@@ -22,9 +22,6 @@ import { createWebSockets } from './websockets.ts'
 import { createHostCheck } from './host-check.ts'
 import { defaultLimits, guardServer, type ServerGuard, type ServerLimits } from './limits.ts'
 
-export { MAX_WS_MESSAGE } from './websockets.ts'
-export { errorToResponse } from './http.ts'
-
 export interface BridgeOptions {
   config: BridgeConfig
   user: BridgeUserConfig

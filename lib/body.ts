@@ -1,3 +1,4 @@
+import { assertBodySize, HTTPError, type H3Event } from 'h3'
 import { HttpError } from '../core/respond.ts'
 
 /**
@@ -49,3 +50,22 @@ export async function* bodyChunks(
 }
 
 const duration = (ms: number) => (ms < 1000 ? `${ms} ms` : `${+(ms / 1000).toFixed(1)} s`)
+
+/**
+ * A whole (small) body as text, through h3's size limit (a declared length over `max` is refused
+ * before reading, a chunked body as soon as it passes it) and the deadlines of `bodyChunks`, so a
+ * client trickling bytes cannot hold the connection (docs/security.md).
+ */
+export async function readBodyText(req: Request, opts: { idleMs: number; totalMs: number; max: number }): Promise<string> {
+  const limited = { req } as H3Event
+  try {
+    assertBodySize(limited, opts.max)
+    const chunks: Uint8Array[] = []
+    for await (const c of bodyChunks(limited.req.body, opts)) chunks.push(c)
+    return Buffer.concat(chunks).toString('utf8')
+  } catch (err) {
+    if (!HTTPError.isError(err)) throw err
+    if (err.status === 413) throw new HttpError(413, `body over ${opts.max} bytes`)
+    throw new HttpError(err.status, err.status === 400 ? 'want Content-Length or Transfer-Encoding, not both' : err.message)
+  }
+}
