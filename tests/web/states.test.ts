@@ -1,11 +1,14 @@
 // The web client tells the user why it has nothing to show, in states they can act on: the
 // bridge unreachable, its token refused, herdr not reachable (with the bridge's own reason); a
-// normal load is clean; "Enable alerts" when alerts can be delivered; the agent view's
+// normal load is clean; "Enable alerts" only when alerts can be delivered; the agent view's
 // badge follows the card after an approve. Headless Chromium against real bridges.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ConsoleMessage, Page, Response } from 'playwright-core'
 import { startStack, type Stack } from '../harness/stack.ts'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
+import { defineConfig } from '../../core/config.ts'
+import { defaultPlugins } from '../../index.ts'
+import notifyWebpush from '../../plugins/notify-webpush/index.ts'
 import { until } from '../harness/wait.ts'
 import { ensureBuilt, launch, type Browser } from './browser.ts'
 
@@ -16,6 +19,7 @@ let page: Page
 let blocked: string
 const errors: string[] = []
 const failures: string[] = []
+const responses: Response[] = []
 
 /** Opens `origin`'s web app as a browser that already stored `bridges` (what pairing stores). */
 async function openWith(origin: string, bridges: Array<{ url: string; bearer: string; name?: string }>): Promise<void> {
@@ -26,6 +30,7 @@ async function openWith(origin: string, bridges: Array<{ url: string; bearer: st
   await page.goto('about:blank')
   errors.length = 0
   failures.length = 0
+  responses.length = 0
   await page.goto(origin + '/#/')
 }
 
@@ -40,13 +45,17 @@ beforeAll(async () => {
       script: { start: 'permission', work_ms: 300, default_reply: 'All tests pass.' },
     })
   ).pane.pane_id
-  // A bridge with no herdr anywhere near it.
-  lonely = await startBridge()
+  // A bridge with no herdr anywhere near it, and no way to alert a browser: no Web Push channel
+  // (its plugin left out, as a user config may) and no Firebase web config.
+  lonely = await startBridge({ user: defineConfig({ plugins: defaultPlugins.filter((p) => p !== notifyWebpush) }) })
   browser = await launch()
   page = browser.page
   page.on('console', (m: ConsoleMessage) => m.type() === 'error' && errors.push(m.text()))
   page.on('requestfailed', (r) => failures.push(`${r.method()} ${r.url()} ${r.failure()?.errorText}`))
-  page.on('response', (r: Response) => r.status() >= 400 && failures.push(`${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`))
+  page.on('response', (r: Response) => {
+    responses.push(r)
+    if (r.status() >= 400) failures.push(`${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`)
+  })
 })
 
 afterAll(async () => {
@@ -100,6 +109,18 @@ describe('web client states', () => {
       /^the bridge is up but reaches no herdr session: cannot reach herdr at \/\S+herdr\.sock: ENOENT; start herdr on this machine \(or point the bridge at it\) and this clears by itself$/,
     )
     expect(await page.locator('.conn').textContent()).toBe('no herdr')
+  })
+
+  it('no "Enable alerts" where no alert can reach this browser, and the app asks for neither way', async () => {
+    const device = await lonely.pair('states browser 3')
+    await openWith(lonely.url, [{ url: lonely.url, bearer: device.bearer }])
+    const offer = await until(() => responses.find((r) => r.url() === `${lonely.url}/notify/web`), 'GET /notify/web')
+    expect([offer.status(), await offer.json()]).toEqual([200, { push_config: false, webpush_key: false }])
+    // The header (with its Add bridge link) and the column are drawn: the app has settled.
+    await page.locator('[data-state="no-herdr"]').waitFor()
+    await page.getByRole('link', { name: 'Add bridge' }).waitFor()
+    expect(await page.getByRole('button', { name: /^Enable (alerts|push)$/ }).count()).toBe(0)
+    expect(responses.map((r) => new URL(r.url()).pathname).filter((p) => p === '/webpush/key' || p === '/push-config')).toEqual([])
   })
 
   it('after an approve the badge follows the card at once, never contradicting it', async () => {

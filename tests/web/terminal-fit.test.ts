@@ -1,10 +1,12 @@
 // The terminal fits: at 390 px and 1280 px the last row of a full-screen agent TUI is on screen,
 // the page itself does not scroll, the key bar stays inside the viewport, the shipped fonts draw
-// the agent's glyphs, watching leaves the desk pane's size alone and taking control fits it.
+// the agent's glyphs, watching leaves the desk pane's size alone and taking control fits it; a
+// shell's output past the screen is in the scrollback, and the wheel scrolls back to it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { startStack, type Stack } from '../harness/stack.ts'
-import { ensureBuilt, launch, type Browser } from './browser.ts'
+import { until } from '../harness/wait.ts'
+import { ensureBuilt, launch, WAIT_MS, type Browser } from './browser.ts'
 
 let stack: Stack
 let browser: Browser
@@ -131,5 +133,33 @@ describe('terminal fit', () => {
     expect(at.bottom).toBeLessThanOrEqual(Math.min(at.boxBottom + 0.5, at.viewport))
     expect(at.pageScrolls).toBe(false)
     expect(at.keybarInside).toBe(true)
+  })
+
+  it("scrollback scrolls: a shell's history past the screen is reached with the wheel, and the page stays put", async () => {
+    await page.setViewportSize({ width: 390, height: 844 })
+    const shell = (await stack.sim.request('workspace.create', { cwd: stack.home, label: 'scroll' })).root_pane.pane_id as string
+    // 200 lines on a 40-row pane: the first ones are history when the terminal attaches.
+    await stack.sim.request('pane.send_text', { pane_id: shell, text: 'seq -f line-%g 1 200\r' })
+    await until(
+      async () => ((await stack.sim.request('pane.read', { pane_id: shell, source: 'visible', format: 'text' })).read.text as string).includes('line-200'),
+      'line-200 in the pane',
+    )
+    await page.goto(`${stack.bridge.url}/#/agent/b1/${encodeURIComponent(shell)}/terminal`)
+    await page.locator('.term-status', { hasText: 'watching' }).waitFor()
+    const rows = () => page.locator('.xterm-rows > div').evaluateAll((els) => els.map((e) => (e.textContent ?? '').trim()))
+    await expect.poll(rows, { timeout: WAIT_MS }).toContain('line-200')
+    expect(await rows()).not.toContain('line-1')
+    await page.locator('.term .xterm-screen').hover()
+    await expect
+      .poll(
+        async () => {
+          await page.mouse.wheel(0, -2000)
+          return rows()
+        },
+        { timeout: WAIT_MS },
+      )
+      .toContain('line-1')
+    expect(await rows()).not.toContain('line-200')
+    expect(await page.evaluate(() => document.scrollingElement!.scrollTop)).toBe(0)
   })
 })

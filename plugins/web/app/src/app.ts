@@ -110,7 +110,16 @@ export function App() {
     const agent = feed?.snapshot.agents?.find((a) => a.pane_id === route.pane)
     body =
       b && feed
-        ? html`<${AgentView} api=${feed.api} bridgeKey=${b.key} pane=${route.pane} tab=${route.tab} agent=${agent} plain=${isPlainPane(feed.snapshot, route.pane)} />`
+        ? // Keyed by the pane: another pane starts afresh (no card of the previous one, watching, not in control).
+          html`<${AgentView}
+            key=${`${b.key} ${route.pane}`}
+            api=${feed.api}
+            bridgeKey=${b.key}
+            pane=${route.pane}
+            tab=${route.tab}
+            agent=${agent}
+            plain=${isPlainPane(feed.snapshot, route.pane)}
+          />`
         : html`<main class="pane">
             <p>Unknown bridge. <a href="#/">Back to the inbox</a></p>
           </main>`
