@@ -6,7 +6,6 @@
  */
 import { existsSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { createJiti } from 'jiti'
 import type { BridgeUserConfig } from '../core/config.ts'
 import { CliError } from './errors.ts'
 
@@ -37,6 +36,8 @@ export function findUserConfig(opts: { flag?: string; env: NodeJS.ProcessEnv; da
 export async function loadUserConfig(opts: { flag?: string; env: NodeJS.ProcessEnv; dataDir: string }): Promise<LoadedUserConfig> {
   const file = findUserConfig(opts)
   if (!file) return { config: (await import('../bridge.config.ts')).default }
+  // jiti (and the parser it carries) is loaded only for a config file: a daemon on the built-in list never holds it.
+  const { createJiti } = await import('jiti')
   const jiti = createJiti(import.meta.url, {
     // `herdr-bridge` is this bridge's own modules, never a second copy: one registry, one set of
     // error classes, whatever directory the config (or a kind package it imports) lives in.
