@@ -27,7 +27,17 @@ export async function pair(opts: PairOptions): Promise<void> {
   if (isLoopbackHost(host)) loopbackWarning(payload.url, opts.addresses ?? reachableAddresses(), warn)
   if (opts.json) return void out(line)
   out(renderUnicodeCompact(line))
-  out(`\nScan with the app, or enter by hand:\n  url:  ${payload.url}\n  code: ${payload.code}   (valid 5 minutes, one use)\n\n${line}`)
+  out(
+    [
+      '',
+      "Scan it with the built-in web app's camera pairing (Scan QR code) or a mobile client that",
+      'speaks this API, or enter by hand:',
+      `  url:  ${payload.url}`,
+      `  code: ${payload.code}   (valid 5 minutes, one use)`,
+      '',
+      line,
+    ].join('\n'),
+  )
 }
 
 function phoneUrl(raw: string): string {
