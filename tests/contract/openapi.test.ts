@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
-import { undocumentedRoutes } from '../../plugins/openapi/build.ts'
+import { queryParameters, undocumentedRoutes } from '../../plugins/openapi/build.ts'
+import { defaultPlugins } from '../../bridge.config.ts'
+import type { AnyPlugin, PluginEntry } from '../../core/plugin.ts'
 import { createConformance } from './conform.ts'
 
 let b: TestBridge
@@ -204,5 +206,77 @@ describe('every parameter a route takes is in the document', () => {
     walk(root)
     // The preview relay reads its own one-time token on its own listener, not a bridge route.
     expect(offenders.filter((p) => p !== join('suggestions', 'relay.ts'))).toEqual([])
+  })
+})
+
+describe('an undeclared parameter never reaches a handler', () => {
+  const UNDECLARED = 'zz_undeclared'
+  /** What each handler (or WebSocket accept) was handed, by `METHOD path`. */
+  const seen = new Map<string, { query: Record<string, unknown>; body: unknown }>()
+  let spied: TestBridge
+
+  beforeAll(async () => {
+    // The default plugins, with every handler and accept replaced by one that records its input
+    // and does no work: each route is then reached with nothing but valid-looking parameters.
+    const record = (key: string, query: Record<string, unknown>, body?: unknown) => void seen.set(key, { query, body })
+    const plugins = defaultPlugins.map((entry): PluginEntry => {
+      const [def, options] = Array.isArray(entry) ? entry : [entry, undefined]
+      const copy: AnyPlugin = {
+        ...def,
+        routes: def.routes?.map((r) => ({ ...r, handler: ({ query, body }) => (record(`${r.method} ${r.path}`, query, body), null) })),
+        websockets: def.websockets?.map((w) => ({ ...w, accept: ({ query }) => (record(`WS ${w.path}`, query), new Response(null, { status: 204 })) })),
+      }
+      return options === undefined ? copy : [copy, options]
+    })
+    spied = await startBridge({ user: { plugins } })
+  })
+  afterAll(() => spied?.close())
+
+  /** A value of the documented JSON Schema: the first enum member, required properties only. */
+  const example = (s: any): unknown => {
+    if (!s) return {}
+    if (s.enum) return s.enum[0]
+    if (s.anyOf) return example(s.anyOf[0])
+    if (s.format === 'uri') return 'https://push.example/1'
+    if (s.type === 'object') return Object.fromEntries(Object.entries(s.properties ?? {}).flatMap(([k, p]) => (s.required?.includes(k) ? [[k, example(p)]] : [])))
+    return { number: 1, integer: 1, boolean: true, array: [] }[s.type as string] ?? '1'
+  }
+  /** Bodies whose checks JSON Schema cannot state (a P-256 key's length and first byte). */
+  const BODIES: Record<string, object> = {
+    'POST /webpush/subscribe': {
+      endpoint: 'https://push.example/1',
+      keys: { p256dh: Buffer.concat([Buffer.from([4]), Buffer.alloc(64, 1)]).toString('base64url'), auth: Buffer.alloc(16, 1).toString('base64url') },
+    },
+  }
+  const queryOf = (params: { name: string; schema: unknown }[]) =>
+    new URLSearchParams([...params.filter((p) => p.name !== 'token').map((p) => [p.name, String(example(p.schema))]), [UNDECLARED, '1']])
+
+  it('HTTP routes get only the query parameters and body keys the document lists', async () => {
+    for (const [path, byMethod] of spied.bridge.routes.routes)
+      for (const [m, r] of byMethod) {
+        const route = `${m} ${path}`
+        const op = doc.paths[docPath(path)][m.toLowerCase()]
+        const documented = ((op.parameters ?? []) as { name: string; in: string; schema: unknown }[]).filter((p) => p.in === 'query')
+        const params = documented.map((p) => p.name)
+        const schema = op.requestBody?.content?.['application/json']?.schema
+        const json = m !== 'GET' && r.bodyType !== 'raw' ? { ...(BODIES[route] ?? (example(schema) as object)), [UNDECLARED]: 1 } : undefined
+        const res = await spied.request(`${path.replace('**', 'any')}?${queryOf(documented)}`, { method: m, json, body: r.bodyType === 'raw' ? 'bytes' : undefined })
+        const got = seen.get(route)
+        expect({ route, status: res.status, refused: got ? '' : await res.text() }).toEqual({ route, status: 204, refused: '' })
+        expect({ route, query: Object.keys(got!.query).filter((k) => !params.includes(k)) }).toEqual({ route, query: [] })
+        const keys = got!.body && typeof got!.body === 'object' ? Object.keys(got!.body) : []
+        expect({ route, body: keys.filter((k) => !(k in (schema?.properties ?? {}))) }).toEqual({ route, body: [] })
+      }
+  })
+
+  it('WebSocket routes get only the query parameters the document lists', async () => {
+    for (const [path, w] of spied.bridge.routes.websockets) {
+      // The document lists a WebSocket's parameters by name; their schemas come from the same builder.
+      const params = Object.keys(doc['x-websockets'][path].query)
+      const res = await spied.request(`${path}?${queryOf(w.query ? queryParameters(w.query) : [])}`)
+      const got = seen.get(`WS ${path}`)
+      expect({ path, status: res.status, refused: got ? '' : await res.text() }).toEqual({ path, status: 204, refused: '' })
+      expect({ path, query: Object.keys(got!.query).filter((k) => !params.includes(k)) }).toEqual({ path, query: [] })
+    }
   })
 })
