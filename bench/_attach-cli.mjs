@@ -1,15 +1,20 @@
 #!/usr/bin/env node
 // A stand-in for `herdr terminal session control …` in bench/attach: speaks the CLI's JSON-line
-// protocol but has no terminal behind it, so it can stream far faster than the simulator's CLI
-// and the bridge's own cost shows. Typed input is echoed back at once; typing the bytes "\x02S"
-// streams BENCH_ATTACH_MB megabytes (64 KiB frames) followed by a frame holding "END-OF-STREAM".
+// protocol (keys in alphabetical order, as herdr prints them) but has no terminal behind it, so
+// it can stream far faster than the simulator's CLI and the bridge's own cost shows. Typed input
+// is echoed back at once; typing the bytes "\x02S" streams BENCH_ATTACH_MB megabytes (64 KiB
+// frames) followed by a frame holding "END-OF-STREAM".
 import readline from 'node:readline'
 
 const MB = Number(process.env.BENCH_ATTACH_MB ?? 200)
 const chunk = Buffer.alloc(64 * 1024)
 for (let i = 0; i < chunk.length; i++) chunk[i] = 32 + (i % 95)
-const frame = JSON.stringify({ type: 'terminal.frame', bytes: chunk.toString('base64') }) + '\n'
-const line = (bytes) => JSON.stringify({ type: 'terminal.frame', bytes: Buffer.from(bytes).toString('base64') }) + '\n'
+let seq = 0
+const line = (bytes) =>
+  JSON.stringify({ bytes: Buffer.from(bytes).toString('base64'), encoding: 'ansi', full: false, height: 40, seq: ++seq, type: 'terminal.frame', width: 120 }) + '\n'
+// The streamed frame is encoded once, so the stand-in's own speed stays far above the bridge's
+// (its seq repeats; the bridge does not read seq).
+const frame = Buffer.from(line(chunk))
 
 async function stream() {
   const frames = Math.ceil((MB * 1024 * 1024) / chunk.length)

@@ -1,12 +1,14 @@
 // Child process for the benchmarks that watch the bridge's own cost (events, transcript): the real
-// bridge on its own event loop, so bench clients do not share its CPU or memory. Prints
+// bridge on its own event loop, so bench clients do not share its CPU or memory (argv: HOME, and
+// optionally a JSON object of env overrides). Prints
 // `ready {url, wsUrl, token}`; on stdin answers `rss` with `rss <bytes after a full GC> <peak
 // bytes>`, resets the peak on `reset-peak`, and closes on `stop`.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { startBridge } from '../tests/harness/bridge.ts'
 
 const home = process.argv[2]
-const b = await startBridge({ home })
+const env = process.argv[3] ? (JSON.parse(process.argv[3]) as NodeJS.ProcessEnv) : undefined
+const b = await startBridge({ home, env })
 await b.bridge.ingest!.settled()
 process.stdout.write(`ready ${JSON.stringify({ url: b.url, wsUrl: b.wsUrl, token: b.adminToken })}\n`)
 

@@ -3,14 +3,18 @@
  * same work read straight from the herdr CLI's stdout. The CLI is a stand-in
  * (bench/_attach-cli.mjs, run as BRIDGE_HERDR_BIN) that streams at several hundred MB/s and
  * echoes input at once, so the floor is not the simulator's terminal and the bridge's own cost
- * (line parsing, base64, WebSocket framing) shows.
+ * (line parsing, base64, WebSocket framing) shows. The bridge runs in its own process
+ * (bench/_bridge-child.ts), so the WebSocket client here does not share its thread.
  *   throughput: 200 MB of terminal frames until an end marker, MB/s
  *   latency:    one byte typed until its echo arrives, p50/p99
  */
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { WebSocket } from 'undici'
-import { startStack } from '../tests/harness/stack.ts'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { startSim } from '../tests/harness/sim.ts'
+import { spawnBridge, type BridgeProc } from './_bridge.ts'
 
 const MB = 200
 const KEYS = 300
@@ -104,26 +108,39 @@ async function echoes(p: Probe): Promise<number[]> {
 }
 
 export async function run(): Promise<void> {
-  const st = await startStack({ bridge: { env: { BRIDGE_HERDR_BIN: CLI, BENCH_ATTACH_MB: String(MB) } } })
+  const home = mkdtempSync(join(tmpdir(), 'bench-attach-'))
+  const sim = await startSim({ home, testMode: true })
+  let bridge: BridgeProc | null = null
   try {
-    const pane = (await st.sim.request('workspace.create', { cwd: st.home })).root_pane.pane_id
+    bridge = await spawnBridge(home, { BRIDGE_HERDR_BIN: CLI, BENCH_ATTACH_MB: String(MB) })
+    const pane = (await sim.request('workspace.create', { cwd: home })).root_pane.pane_id
     const d = direct()
     await d.echo('w') // started
     const floorTp = Math.max(await d.stream(), await d.stream())
     const floorLat = await echoes(d)
     d.close()
-    const b = await viaBridge(st.bridge.wsUrl, st.bridge.adminToken, pane)
+    const b = await viaBridge(bridge.wsUrl, bridge.token, pane)
     await b.echo('w')
+    const cpu0 = bridge.cpuMs()
+    const client0 = process.cpuUsage()
     const bridgeTp = Math.max(await b.stream(), await b.stream())
+    const cpuPerMb = (bridge.cpuMs() - cpu0) / (2 * MB)
+    const client = process.cpuUsage(client0)
+    const clientPerMb = (client.user + client.system) / 1000 / (2 * MB)
     const lat = await echoes(b)
     b.close()
     console.log(
       `throughput (${MB} MB, best of 2): floor (CLI stand-in stdout) ${floorTp.toFixed(0)} MB/s, /attach ${bridgeTp.toFixed(0)} MB/s, ratio ${(bridgeTp / floorTp).toFixed(2)}   (target ≥ 0.8)`,
     )
     console.log(
+      `  (information) CPU per MB relayed: the bridge (its own process) ${cpuPerMb.toFixed(2)} ms, this WebSocket client ${clientPerMb.toFixed(2)} ms; at /attach's rate they keep ${((cpuPerMb * bridgeTp) / 10).toFixed(0)} % and ${((clientPerMb * bridgeTp) / 10).toFixed(0)} % of a core busy`,
+    )
+    console.log(
       `keystroke→echo (${KEYS}): floor p50 ${pct(floorLat, 50).toFixed(2)} ms p99 ${pct(floorLat, 99).toFixed(2)} ms; /attach p50 ${pct(lat, 50).toFixed(2)} ms p99 ${pct(lat, 99).toFixed(2)} ms; p50 over floor +${(pct(lat, 50) - pct(floorLat, 50)).toFixed(2)} ms   (target ≤ +2 ms)`,
     )
   } finally {
-    await st.close()
+    await bridge?.stop().catch(() => {})
+    await sim.stop().catch(() => {})
+    rmSync(home, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 })
   }
 }

@@ -1,11 +1,10 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process'
 import { spawnChild, spawnFailureText } from '../../lib/exec.ts'
-import { createInterface } from 'node:readline'
 import type { Peer } from 'crossws'
 import type { PluginContext } from '../../core/plugin.ts'
 import type { PaneRef } from '../../core/herdr/index.ts'
 import { isDefaultSession } from '../../core/herdr/index.ts'
-import { closeFor, closeReason, historyFrame, inputLine, parseCliLine, parseResize, releaseLine, resizeLine, HISTORY_LINES, type Mode } from './frames.ts'
+import { closeFor, closeReason, historyFrame, inputLine, LineSplitter, parseCliBytes, parseResize, releaseLine, resizeLine, HISTORY_LINES, type Mode } from './frames.ts'
 
 /**
  * One /attach connection: a `herdr terminal session control|observe` child whose JSON lines
@@ -120,9 +119,8 @@ export function startRelay(ctx: PluginContext, peer: Peer, o: RelayOptions): Rel
   // Past the descriptor limit the child has no pipes; the 'error' listener closes the socket.
   if (!child.stdout || !child.stdin || !child.stderr) return { pid: undefined, exited, end: () => void (socketOpen = false), input: () => {} }
 
-  const lines = createInterface({ input: child.stdout, crlfDelay: Infinity })
-  lines.on('line', (line) => {
-    const msg = parseCliLine(line)
+  const onLine = (line: Buffer) => {
+    const msg = parseCliBytes(line)
     if (!msg) return
     if (msg.type === 'closed') {
       closedReason = msg.reason
@@ -130,7 +128,11 @@ export function startRelay(ctx: PluginContext, peer: Peer, o: RelayOptions): Rel
     }
     if (seedDone) send(msg.bytes)
     else held.push(msg.bytes)
-  })
+  }
+  // Split as bytes: a frame's base64 is sliced out of its line, never decoded to a string whole.
+  const lines = new LineSplitter()
+  child.stdout.on('data', (chunk: Buffer) => lines.push(chunk, onLine))
+  child.stdout.on('end', () => lines.end(onLine))
   child.stderr.on('data', (d: Buffer) => {
     if (stderr.length < 4096) stderr += d.toString('utf8')
   })
@@ -139,7 +141,7 @@ export function startRelay(ctx: PluginContext, peer: Peer, o: RelayOptions): Rel
   child.once('close', (code) => {
     childAlive = false
     if (drainTimer) clearInterval(drainTimer)
-    // Frames are relayed before the exit is: readline has emitted every line by 'close'.
+    // Frames are relayed before the exit is: stdout has ended, and its last line was taken, by 'close'.
     if (closedReason !== undefined) {
       const v = closeFor(closedReason)
       return closeSocket(v.code, v.reason)

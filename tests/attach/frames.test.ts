@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { closeFor, closeReason, historyFrame, parseAttachQuery, parseCliLine, parseResize } from '../../plugins/attach/frames.ts'
+import { closeFor, closeReason, historyFrame, LineSplitter, parseAttachQuery, parseCliBytes, parseCliLine, parseResize } from '../../plugins/attach/frames.ts'
 import { herdrArgs, herdrEnv } from '../../plugins/attach/relay.ts'
 
 describe('attach query', () => {
@@ -42,6 +42,74 @@ describe('CLI lines', () => {
     expect(parseCliLine('{"reason":null,"type":"terminal.closed"}')).toEqual({ type: 'closed', reason: null })
     expect(parseCliLine('herdr: oops')).toBeNull()
     expect(parseCliLine('')).toBeNull()
+  })
+
+  // The relay reads lines as bytes and slices a frame's base64 out without JSON.parse: every line
+  // must get the answer the JSON parse gives.
+  const same = (text: string): void => {
+    expect(parseCliBytes(Buffer.from(text))).toEqual(parseCliLine(Buffer.from(text).toString('utf8')))
+  }
+
+  it('reads a frame line as bytes exactly as parseCliLine reads its text', () => {
+    const frame = '{"bytes":"aGk=","encoding":"ansi","full":true,"height":40,"seq":1,"type":"terminal.frame","width":120}'
+    expect(parseCliBytes(Buffer.from(frame))).toEqual({ type: 'frame', bytes: Buffer.from('hi') })
+    expect(parseCliBytes(Buffer.from(frame + '\r'))).toEqual({ type: 'frame', bytes: Buffer.from('hi') })
+    for (const text of [
+      frame,
+      '{"bytes":"aGk=","reason":"gone","type":"terminal.closed"}',
+      '{"bytes":"aGk=","bytes":"b2s=","type":"terminal.frame"}',
+      '{"bytes":"a\\/k=","type":"terminal.frame"}',
+      '{"bytes":"aGk\tx","type":"terminal.frame"}',
+      '{"bytes":"aGk=aGk=","type":"terminal.frame"}',
+      '{"bytes":"aGké","type":"terminal.frame"}',
+      '{"bytes":"aGk="}',
+      '{"bytes":"aGk=","type":"terminal.frame"',
+      '{"bytes":"aGk=","type":"terminal.frame"}{}',
+      '{"bytes":"aGk=","nested":{"type":"terminal.frame"},"type":"x"}',
+      '{"bytes":"","type":"terminal.frame"}',
+      '{"bytes":"',
+      '{"reason":null,"type":"terminal.closed"}',
+      ' {"bytes":"aGk=","type":"terminal.frame"}',
+      'herdr: oops',
+      '',
+    ])
+      same(text)
+  })
+
+  it('agrees with parseCliLine on any frame, in any key order, and on arbitrary text', () => {
+    const key = fc.constantFrom('encoding', 'full', 'height', 'seq', 'type', 'width', 'reason', 'bytes')
+    const value = fc.oneof(fc.constantFrom('terminal.frame', 'terminal.closed', 'ansi', null, true, 40), fc.string({ maxLength: 8 }))
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), fc.array(fc.tuple(key, value), { maxLength: 6 }), fc.boolean(), (bytes, extra, sorted) => {
+        const fields: [string, unknown][] = [['bytes', Buffer.from(bytes).toString('base64')], ['type', 'terminal.frame'], ...extra]
+        if (sorted) fields.sort((a, b) => a[0].localeCompare(b[0]))
+        same(`{${fields.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`)
+      }),
+      { numRuns: 2000 },
+    )
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 60 }), (s) => same(`{"bytes":"${s}`)),
+      { numRuns: 2000 },
+    )
+  })
+
+  it('splits a stream into the same lines however it is cut into chunks', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ maxLength: 20 }), { maxLength: 12 }), fc.boolean(), fc.array(fc.nat(), { maxLength: 8 }), (lines, crlf, cuts) => {
+        const text = lines.map((l) => l.replace(/[\r\n]/g, '') + (crlf ? '\r\n' : '\n')).join('')
+        const whole = Buffer.from(text + 'tail')
+        const at = [...new Set(cuts.map((c) => c % (whole.length + 1)))].sort((a, b) => a - b)
+        const got: string[] = []
+        const splitter = new LineSplitter()
+        let from = 0
+        for (const cut of [...at, whole.length]) {
+          splitter.push(whole.subarray(from, cut), (l) => got.push(l.toString('utf8')))
+          from = cut
+        }
+        splitter.end((l) => got.push(l.toString('utf8')))
+        expect(got).toEqual([...lines.map((l) => l.replace(/[\r\n]/g, '')), 'tail'])
+      }),
+    )
   })
 
   it('maps herdr close reasons to close codes', () => {
