@@ -2,6 +2,8 @@
 // bridge: never a 500, never a stack trace; herdr trouble is a 502, a turned-off feature a 503.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
 import fc from 'fast-check'
+import { connect } from 'node:net'
+import { hostname } from 'node:os'
 import { startStack, type Stack } from '../harness/stack.ts'
 import { newPane, setStatus } from '../events/common.ts'
 
@@ -198,5 +200,110 @@ describe('request bodies are capped while they are read', () => {
     const r = await chunkedUntilAnswer('/agent-mode/cycle', { authorization: `Bearer ${stack.bridge.adminToken}` }, 64 << 20)
     expect(r.status).toBe(413)
     expect(r.sent).toBeLessThan(64 << 20)
+  })
+})
+
+describe('Host headers (property)', () => {
+  /** Sends one raw request with this Host line (latin1 bytes, as a client may send anything) and reads the answer to the close. */
+  function rawWithHost(host: string, upgrade: boolean): Promise<{ status: number; body: string }> {
+    const u = new URL(stack.bridge.url)
+    const head = upgrade
+      ? `GET /events HTTP/1.1\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`
+      : `GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`
+    return new Promise((resolve, reject) => {
+      const sock = connect(Number(u.port), u.hostname, () => sock.write(Buffer.from(head, 'latin1')))
+      let raw = ''
+      sock.on('data', (d) => (raw += d.toString('latin1')))
+      sock.on('error', reject)
+      sock.on('close', () => {
+        const end = raw.indexOf('\r\n\r\n')
+        const headers = raw.slice(0, end)
+        let body = raw.slice(end + 4)
+        if (/^transfer-encoding: chunked$/im.test(headers)) {
+          let out = ''
+          for (let nl = body.indexOf('\r\n'), size = parseInt(body.slice(0, nl), 16); size > 0; nl = body.indexOf('\r\n'), size = parseInt(body.slice(0, nl), 16)) {
+            out += body.slice(nl + 2, nl + 2 + size)
+            body = body.slice(nl + 2 + size + 2)
+          }
+          body = out
+        }
+        resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1] ?? 0), body: Buffer.from(body, 'latin1').toString('utf8') })
+      })
+      // An upgrade that is let through stays open after its answer: the answer is enough.
+      if (upgrade) sock.once('data', () => setImmediate(() => sock.end()))
+    })
+  }
+
+  const machine = hostname().toLowerCase()
+  /** How a client may spell a name: any case, an optional port, an optional trailing dot. */
+  const spelled = (name: fc.Arbitrary<string>) =>
+    fc
+      .tuple(name, fc.boolean(), fc.option(fc.integer({ min: 1, max: 65535 }), { nil: undefined }), fc.array(fc.boolean(), { maxLength: 64 }))
+      .map(([n, dot, port, upper]) => [...`${n}${dot && !n.startsWith('[') ? '.' : ''}`].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join('') + (port ? `:${port}` : ''))
+  const foreign = fc.domain().filter((d) => {
+    const n = d.toLowerCase()
+    return n !== 'localhost' && !n.endsWith('.localhost') && n !== machine && n !== `${machine}.local`
+  })
+  const served = fc.oneof(
+    fc.ipV4(),
+    fc.ipV6().map((a) => `[${a}]`),
+    fc.constantFrom('localhost', machine, `${machine}.local`),
+    fc.domain().map((d) => `${d}.localhost`),
+  )
+
+  it('a name the bridge does not serve gets 421 naming it, on requests and upgrades alike', async () => {
+    await fc.assert(
+      fc.asyncProperty(spelled(foreign), fc.boolean(), async (host, upgrade) => {
+        const name = host.toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '')
+        const r = await rawWithHost(host, upgrade)
+        expect([host, r.status, r.body]).toEqual([host, 421, `host ${name} is not served here; add it to transport.allowed_hosts or BRIDGE_ALLOWED_HOSTS`])
+      }),
+      { numRuns: 100 },
+    )
+  })
+
+  it("IP literals, localhost, *.localhost and this machine's names are served", async () => {
+    await fc.assert(
+      fc.asyncProperty(spelled(served), fc.boolean(), async (host, upgrade) => {
+        const r = await rawWithHost(host, upgrade)
+        // An upgrade without a credential is refused by auth, not by the Host check.
+        expect([host, r.status]).toEqual([host, upgrade ? 401 : 200])
+      }),
+      { numRuns: 100 },
+    )
+  })
+
+  it('any bytes as Host: 200, 400, 401 or 421, one line, never a 500, and the bridge still serves', async () => {
+    const bytes = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 60 }),
+      fc.string({ unit: 'grapheme-ascii', maxLength: 60 }),
+      fc.uint8Array({ maxLength: 60 }).map((b) => Buffer.from(b).toString('latin1')),
+    )
+    await fc.assert(
+      fc.asyncProperty(
+        // A bracket first is the known 500 below.
+        bytes.filter((h) => !/[\r\n]/.test(h) && !h.trimStart().startsWith('[')),
+        fc.boolean(),
+        async (host, upgrade) => {
+          const r = await rawWithHost(host, upgrade)
+          expect([JSON.stringify(host), [200, 400, 401, 421].includes(r.status)]).toEqual([JSON.stringify(host), true])
+          expect(r.body).not.toMatch(/\n\s+at /)
+          if (r.status === 421) expect(r.body).toMatch(/^host [^\n]* is not served here; add it to transport\.allowed_hosts or BRIDGE_ALLOWED_HOSTS$/)
+        },
+      ),
+      { numRuns: 150 },
+    )
+    expect((await stack.bridge.request('/healthz')).status).toBe(200)
+  })
+
+  // Known defect, to be fixed in core (the Host check refuses what is not host syntax): an
+  // upgrade whose Host is a bracketed IPv6 literal followed by anything but `:port` passes the
+  // Host check as an IP literal, then fails building the request URL: 500. Plain requests are
+  // served. When this starts failing, the fix is in: drop `.fails` and the filter above.
+  it.fails('an upgrade with a malformed bracketed Host is a 400, not a 500', async () => {
+    for (const host of ['[::1].', '[::1]x', '[::1', '[::1]:80.']) {
+      const r = await rawWithHost(host, true)
+      expect([host, r.status]).toEqual([host, 400])
+    }
   })
 })
