@@ -133,6 +133,10 @@ export async function benchTranscript(c: TranscriptCase): Promise<void> {
     console.log(
       `(information) one pass over the file in this process, timed on the first ${mb(to)} and scaled (× floor): find the newlines ${x(split)}; + decode each line ${x(decode)}; + JSON.parse ${x(parse)}; the kind's counter instead of JSON.parse ${x(counted)}`,
     )
+    if (split > 2 * floor)
+      console.log(
+        `(information) finding the newlines alone takes ${(split / floor).toFixed(1)}× the floor, so no counter that looks at every line meets ≤ 2× here; an exact count (equal to normalize's, which JSON-parses) costs the JSON.parse pass on top`,
+      )
     if (sink < 0) console.log(sink) // keeps the passes' work observable
   } finally {
     await bridge?.stop().catch(() => {})

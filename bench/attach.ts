@@ -135,6 +135,11 @@ export async function run(): Promise<void> {
     console.log(
       `  (information) CPU per MB relayed: the bridge (its own process) ${cpuPerMb.toFixed(2)} ms, this WebSocket client ${clientPerMb.toFixed(2)} ms; at /attach's rate they keep ${((cpuPerMb * bridgeTp) / 10).toFixed(0)} % and ${((clientPerMb * bridgeTp) / 10).toFixed(0)} % of a core busy`,
     )
+    const needed = (cpuPerMb * 0.8 * floorTp) / 1000
+    if (needed > 1)
+      console.log(
+        `  (information) relaying at 0.8× the floor (${(0.8 * floorTp).toFixed(0)} MB/s) at ${cpuPerMb.toFixed(2)} ms per MB needs ${needed.toFixed(2)} cores of CPU for the bridge process, whose relay runs on one thread: the throughput target is out of its reach here`,
+      )
     console.log(
       `keystroke→echo (${KEYS}): floor p50 ${pct(floorLat, 50).toFixed(2)} ms p99 ${pct(floorLat, 99).toFixed(2)} ms; /attach p50 ${pct(lat, 50).toFixed(2)} ms p99 ${pct(lat, 99).toFixed(2)} ms; p50 over floor +${(pct(lat, 50) - pct(floorLat, 50)).toFixed(2)} ms   (target ≤ +2 ms)`,
     )
