@@ -1,7 +1,7 @@
 import type { BusEvent } from '../../core/bus.ts'
 import { defineBridgePlugin, type BusSubscription, type PluginContext, type PluginDef, type RouteDef } from '../../core/plugin.ts'
 import { ALERT_EVENT, DELIVERED_EVENT, DISMISS_EVENT, forChannel, type AlertEvent, type DeliveredEvent, type Delivery, type DismissEvent } from './events.ts'
-import { notifyChannels } from './channels.ts'
+import { addChannel, removeChannel, type ChannelStatus } from './channels.ts'
 
 /**
  * A notifier plugin: one delivery channel subscribed, through its manifest, to the alerts and
@@ -14,6 +14,8 @@ export interface Notifier {
   /** Absent: the channel cannot take a notification back (ntfy). */
   dismiss?(ev: DismissEvent): Promise<Delivery>
   close?(): Promise<void>
+  /** For `/admin/status` (`bridge status`): configured or not, and where it sends or what it lacks. */
+  describe?(): ChannelStatus
 }
 
 export interface NotifierPluginDef<O, N extends Notifier> {
@@ -49,11 +51,11 @@ export function defineNotifierPlugin<O = Record<string, never>, N extends Notifi
     ],
     async setup(ctx, options) {
       const notifier = await def.create(ctx, (options ?? {}) as O)
-      notifyChannels(ctx.bus).add(def.channel)
+      addChannel(ctx.bus, def.channel, () => notifier.describe?.() ?? { configured: true, detail: 'loaded' })
       return createRunner(ctx, def.channel, notifier)
     },
     async dispose(state, ctx) {
-      notifyChannels(ctx.bus).delete(def.channel)
+      removeChannel(ctx.bus, def.channel)
       await state.close()
     },
   })

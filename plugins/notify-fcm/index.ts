@@ -85,6 +85,16 @@ function createFcmNotifier(ctx: PluginContext, options: FcmOptions): FcmNotifier
     get credential() {
       return credential
     },
+    describe() {
+      if (!credential) {
+        return {
+          configured: false,
+          detail: `no credentials (alerts are only logged); save a service-account key as ${ctx.config.push.service_account_path} or run \`bridge push login\``,
+        }
+      }
+      const tokens = targets().length
+      return { configured: true, detail: `${describeCredential(credential)}; ${tokens} device${tokens === 1 ? '' : 's'} with a push token` }
+    },
     async alert(ev: AlertEvent): Promise<Delivery> {
       await ready
       const list = targets(ev.test ? [] : ev.muted)

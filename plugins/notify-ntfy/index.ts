@@ -50,6 +50,10 @@ function createNtfyNotifier(ctx: PluginContext, options: NtfyOptions): Notifier 
   }
   const enabled = !!target
   return {
+    describe: () =>
+      enabled
+        ? { configured: true, detail: `topic ${target}${token ? ' with a token' : ''}` }
+        : { configured: false, detail: url ? 'notify.ntfy.url (BRIDGE_NTFY_URL) is not an http(s) URL' : 'not configured: set BRIDGE_NTFY_URL (or notify.ntfy.url)' },
     async alert(ev): Promise<Delivery> {
       if (!enabled) return { sent: 0, total: 0, enabled: false, note: 'not configured: set BRIDGE_NTFY_URL (or notify.ntfy.url)' }
       const { headers, body } = ntfyRequest(ev, token, ctx.config.transport.public_url)

@@ -74,6 +74,10 @@ function createWebhookNotifier(ctx: PluginContext, options: WebhookOptions): Not
   }
 
   return {
+    describe: () =>
+      hooks.length
+        ? { configured: true, detail: hooks.map((h) => `${redactUrl(h.url)}${h.secret ? '' : ' (unsigned)'}`).join(', ') }
+        : { configured: false, detail: 'not configured: set BRIDGE_WEBHOOK_URL (or notify.webhooks)' },
     alert: (ev) => send(ev, ev.status === 'blocked' ? 'agent.blocked' : 'agent.done'),
     dismiss: (ev) => send(ev, 'agent.cleared'),
   }

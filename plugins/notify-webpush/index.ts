@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { join } from 'node:path'
 import * as v from 'valibot'
 import type { Dispatcher } from 'undici'
 import { defineBridgeRoute, type PluginContext } from '../../core/plugin.ts'
@@ -8,7 +9,7 @@ import { createFailureLog } from '../../lib/notify/failures.ts'
 import { postWithRetry } from '../../lib/notify/http.ts'
 import { actingDevice } from '../../lib/notify/device.ts'
 import { DEVICE_REVOKED_EVENT, type AlertEvent, type Delivery, type DismissEvent } from '../../lib/notify/events.ts'
-import { loadOrCreateVapidKeys, type VapidKeys } from './keys.ts'
+import { loadOrCreateVapidKeys, VAPID_FILE, type VapidKeys } from './keys.ts'
 import { createSubscriptionStore, type SubscriptionStore, type WebPushSubscription } from './subscriptions.ts'
 
 /**
@@ -141,6 +142,10 @@ async function createWebPushNotifier(ctx: PluginContext, options: WebPushOptions
       return keyError
     },
     subscriptions,
+    describe: () =>
+      keys
+        ? { configured: true, detail: `VAPID key pair in ${join(ctx.config.data_dir, VAPID_FILE)}; browsers subscribe from the web app` }
+        : { configured: false, detail: `no VAPID key pair: ${keyError}` },
     async alert(ev) {
       if (!keys) return { sent: 0, total: 0, enabled: false, note: keyError }
       const subs = (await live()).filter((s) => !ev.muted.includes(s.device))

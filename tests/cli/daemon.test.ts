@@ -77,7 +77,7 @@ describe('status', () => {
     expect(out).toContain(
       [
         'alert channels (`npx bridge notify test` sends a test alert):',
-        `  ✓ fcm      credentials in ${join(box.dataDir, 'serviceAccount.json')}; 0 devices with a push token`,
+        `  ✓ fcm      service account from ${join(box.dataDir, 'serviceAccount.json')} (push.service_account_path), project bridge-test, as b@bridge-test.iam; 0 devices with a push token`,
         `  ✓ webpush  VAPID key pair in ${join(box.dataDir, 'webpush-vapid.json')}; browsers subscribe from the web app`,
         '  ✓ ntfy     topic http://127.0.0.1:9/… with a token',
         '  – webhook  not configured: set BRIDGE_WEBHOOK_URL (or notify.webhooks)',
