@@ -15,6 +15,7 @@
 import { readFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import type { Socket } from 'node:net'
+import type { Duplex } from 'node:stream'
 import type { ConsolaInstance } from 'consola'
 
 export interface ServerLimits {
@@ -53,9 +54,10 @@ export function defaultLimits(nofile = openFileLimit(), env: NodeJS.ProcessEnv =
   }
 }
 
-const busy = (what: string) => {
-  const body = `too many ${what}; retry later\n`
-  return `HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nretry-after: 5\r\nconnection: close\r\n\r\n${body}`
+/** A plain-text answer written straight to a socket that gets no HTTP handler, then closed. */
+export function refuse(socket: Duplex, status: string, body: string, headers = ''): void {
+  socket.on('error', () => {})
+  socket.end(`HTTP/1.1 ${status}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${headers}connection: close\r\n\r\n${body}`)
 }
 
 /**
@@ -81,7 +83,7 @@ export function guardServer(server: Server, limits: ServerLimits, log: ConsolaIn
         lastWarn = Date.now()
         log.warn(`refusing connections: ${full} at the cap (${full === 'connections' ? limits.max_connections : limits.max_unauthenticated}); ${refused} refused so far`)
       }
-      socket.end(busy(full))
+      refuse(socket, '503 Service Unavailable', `too many ${full}; retry later\n`, 'retry-after: 5\r\n')
       socket.destroySoon()
       return
     }

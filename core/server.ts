@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
 import { toNodeHandler } from 'h3'
 import { consola, type ConsolaInstance } from 'consola'
 import type { BridgeConfig, BridgeUserConfig } from './config.ts'
@@ -8,7 +8,7 @@ import { loadPlugins, setupPlugins, type LoadedPlugins } from './loader.ts'
 import type { PluginContext, PluginDef, ServerInfo } from './plugin.ts'
 import { text } from './respond.ts'
 import { compressResponse } from '../lib/http/compress.ts'
-import { createBus, type Bus } from './bus.ts'
+import { createBus } from './bus.ts'
 import { createHerdr, type Herdr } from './herdr/index.ts'
 import { startIngest, type Ingest, type IngestOptions } from './herdr/ingest.ts'
 import { createAgentKindRegistry } from '../lib/agent-kinds.ts'
@@ -20,7 +20,7 @@ import { createDeviceSockets } from './device-sockets.ts'
 import { createHttpApp } from './http.ts'
 import { createWebSockets } from './websockets.ts'
 import { createHostCheck } from './host-check.ts'
-import { defaultLimits, guardServer, type ServerGuard, type ServerLimits } from './limits.ts'
+import { defaultLimits, guardServer, refuse, type ServerGuard, type ServerLimits } from './limits.ts'
 
 export interface BridgeOptions {
   config: BridgeConfig
@@ -48,48 +48,19 @@ export interface Bridge {
 }
 
 export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
-  const log = opts.log ?? consola.withTag('bridge')
-  const config = opts.config
-  const swept = sweepStaleTemps(config.data_dir)
-  if (swept) log.info(`removed ${swept} stale temp file(s) of interrupted writes from the data dir`)
-  const storage = createBridgeStorage(config.data_dir)
-  const devices = await createDeviceStore(storage)
-  const bus: Bus = createBus({ now: opts.now, onError: (err, sub) => log.warn(`bus subscriber ${sub.name ?? ''} failed: ${(err as Error)?.message ?? err}`) })
-  const herdr = opts.herdr ?? createHerdr({ env: opts.env })
-  const hosts = createHostCheck(config)
-  const deviceSockets = createDeviceSockets((id) => !!devices.get(id))
-  const limits: ServerLimits = { ...defaultLimits(undefined, opts.env ?? process.env), ...opts.limits }
-  let guard: ServerGuard | null = null
-  const audit = createAuditLog(config.data_dir, (err) => log.warn(`audit log: ${(err as Error).message}`))
-
-  const ctx: PluginContext = {
-    config,
-    log,
-    herdr,
-    bus,
-    storage,
-    devices,
-    agentKinds: createAgentKindRegistry(),
-    exec,
-    limits,
-    now: opts.now ?? Date.now,
-    env: opts.env ?? process.env,
-    home: (opts.env ?? process.env).HOME ?? '',
-    server: { routes: undefined as unknown as LoadedPlugins } satisfies ServerInfo,
-    sockets: {
-      closeDevice: (id, code, reason) => deviceSockets.closeDevice(id, code, reason),
-    },
-  }
-  const ctxFor = (plugin: string): PluginContext => ({ ...ctx, log: log.withTag(plugin) })
-
+  const { ctx, deviceSockets, audit } = await createContext(opts)
+  const { config, log, herdr, bus, devices, limits } = ctx
   const loaded = loadPlugins(opts.user.plugins)
   ctx.server = { routes: loaded }
-  const { running, disposers } = await setupPlugins(loaded, ctxFor)
+  const { running, disposers } = await setupPlugins(loaded, (name) => ({ ...ctx, log: log.withTag(name) }))
   const plugin = (name: string) => running.get(name)!
   // Started after the plugins so their bus subscriptions see the first multiplexer_connected.
-  const ingest: Ingest | null = opts.ingest === false ? null : startIngest({ herdr, bus, log: log.withTag('ingest') }, opts.ingest ?? {})
-
+  const ingest = opts.ingest === false ? null : startIngest({ herdr, bus, log: log.withTag('ingest') }, opts.ingest ?? {})
+  let server: Server | null = null
+  let guard: ServerGuard | null = null
+  const hosts = createHostCheck(config)
   const app = createHttpApp(loaded, { config, devices, audit, log, plugin, limits, guard: () => guard })
+  const ws = createWebSockets(loaded, { config, devices, deviceSockets, log, plugin })
 
   const fetch = async (request: Request): Promise<Response> => {
     const started = performance.now()
@@ -100,9 +71,6 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
     return res
   }
 
-  const ws = createWebSockets(loaded, { config, devices, deviceSockets, log, plugin })
-
-  let server: Server | null = null
   return {
     ctx,
     ingest,
@@ -110,38 +78,18 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
     fetch,
     routes: loaded,
     async listen(addr = config.transport.addr) {
-      const { host, port } = splitAddr(addr)
-      const handler = toNodeHandler({ fetch } as any)
-      server = createServer(
-        {
-          headersTimeout: limits.headers_timeout_ms,
-          requestTimeout: limits.request_timeout_ms,
-        },
-        handler as any,
-      )
+      server = createServer({ headersTimeout: limits.headers_timeout_ms, requestTimeout: limits.request_timeout_ms }, toNodeHandler({ fetch } as any) as any)
       guard = guardServer(server, limits, log)
+      const g = guard
       server.on('upgrade', (req, socket, head) => {
-        if (!hosts.allows(req.headers.host)) {
-          const body = hosts.refusal(req.headers.host!)
-          socket.on('error', () => {})
-          return socket.end(
-            `HTTP/1.1 421 Misdirected Request\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-          )
-        }
+        if (!hosts.allows(req.headers.host)) return refuse(socket, '421 Misdirected Request', hosts.refusal(req.headers.host!))
         void ws.handleUpgrade(req, socket, head).then(
           // Still open after the upgrade: it authenticated (every WebSocket route needs a credential).
-          () => socket.writable && guard?.authenticated(socket as any),
+          () => socket.writable && g.authenticated(socket as Socket),
           () => socket.destroy(),
         )
       })
-      await new Promise<void>((resolve, reject) => {
-        server!.once('error', reject)
-        server!.listen(port, host, () => resolve())
-      })
-      const a = server.address() as AddressInfo
-      const shown = a.family === 'IPv6' ? `[${a.address}]` : a.address
-      ctx.server.url = `http://${shown}:${a.port}`
-      return { url: ctx.server.url, host: a.address, port: a.port }
+      return listenOn(server, addr, ctx)
     },
     async close() {
       await ingest?.stop()
@@ -156,10 +104,50 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
       herdr.close()
       await devices.flush()
       await audit.flush()
-      if (server) {
-        server.closeAllConnections?.()
-        await new Promise<void>((r) => server!.close(() => r()))
-      }
+      server?.closeAllConnections?.()
+      if (server) await new Promise<void>((r) => server!.close(() => r()))
     },
   }
+}
+
+/** Storage, devices, bus, herdr client and limits: the context every plugin is handed. */
+async function createContext(opts: BridgeOptions) {
+  const log = opts.log ?? consola.withTag('bridge')
+  const { config } = opts
+  const env = opts.env ?? process.env
+  const swept = sweepStaleTemps(config.data_dir)
+  if (swept) log.info(`removed ${swept} stale temp file(s) of interrupted writes from the data dir`)
+  const storage = createBridgeStorage(config.data_dir)
+  const devices = await createDeviceStore(storage)
+  const deviceSockets = createDeviceSockets((id) => !!devices.get(id))
+  const ctx: PluginContext = {
+    config,
+    log,
+    herdr: opts.herdr ?? createHerdr({ env: opts.env }),
+    bus: createBus({ now: opts.now, onError: (err, sub) => log.warn(`bus subscriber ${sub.name ?? ''} failed: ${(err as Error)?.message ?? err}`) }),
+    storage,
+    devices,
+    agentKinds: createAgentKindRegistry(),
+    exec,
+    limits: { ...defaultLimits(undefined, env), ...opts.limits },
+    now: opts.now ?? Date.now,
+    env,
+    home: env.HOME ?? '',
+    server: { routes: undefined as unknown as LoadedPlugins } satisfies ServerInfo,
+    sockets: { closeDevice: (id, code, reason) => deviceSockets.closeDevice(id, code, reason) },
+  }
+  const audit = createAuditLog(config.data_dir, (err) => log.warn(`audit log: ${(err as Error).message}`))
+  return { ctx, deviceSockets, audit }
+}
+
+/** Listens on `addr` (host:port); the URL it took is kept for the plugins that describe the server. */
+async function listenOn(server: Server, addr: string, ctx: PluginContext): Promise<{ url: string; host: string; port: number }> {
+  const { host, port } = splitAddr(addr)
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => resolve())
+  })
+  const a = server.address() as AddressInfo
+  ctx.server.url = `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`
+  return { url: ctx.server.url, host: a.address, port: a.port }
 }

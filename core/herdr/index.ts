@@ -41,22 +41,6 @@ export interface Herdr {
   close(): void
 }
 
-export interface AgentInfo {
-  pane_id: string
-  workspace_id: string
-  tab_id: string
-  terminal_id: string
-  agent?: string
-  agent_status: string
-  name?: string
-  cwd?: string
-  foreground_cwd?: string
-  terminal_title_stripped?: string
-  agent_session?: { source: string; agent: string; kind: string; value: string }
-  state_change_seq?: number
-  [k: string]: unknown
-}
-
 export interface PaneInfo {
   pane_id: string
   workspace_id: string
@@ -67,6 +51,14 @@ export interface PaneInfo {
   cwd?: string
   foreground_cwd?: string
   [k: string]: unknown
+}
+
+/** `agent.get`'s answer: the pane's fields and the agent's own. */
+export interface AgentInfo extends PaneInfo {
+  name?: string
+  terminal_title_stripped?: string
+  agent_session?: { source: string; agent: string; kind: string; value: string }
+  state_change_seq?: number
 }
 
 export function createHerdr(opts: HerdrOptions = {}): Herdr {

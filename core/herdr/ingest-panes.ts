@@ -6,7 +6,7 @@
 import type { Herdr, PaneInfo, Subscription } from './index.ts'
 import { HerdrError } from './socket.ts'
 import { qualifyId } from './ids.ts'
-import { createCoalescer, createStatusBook } from './status-dedupe.ts'
+import { createCoalescer, createStatusBook, type PaneStatus, type StatusBook } from './status-dedupe.ts'
 
 /** The connection facts the pane parts share with the session ingester. */
 export interface SessionLink {
@@ -22,158 +22,190 @@ export interface SessionLink {
 
 export type SessionPanes = ReturnType<typeof createSessionPanes>
 
-export function createSessionPanes(link: SessionLink, retryMs: number) {
-  const { session, herdr } = link
-  const book = createStatusBook()
+/** What the event tracking below works with. */
+interface PaneParts {
+  link: SessionLink
+  book: StatusBook
   /** Panes known to exist: pane id → workspace id (bare ids). */
-  const known = new Map<string, string>()
-  const watchers = new Map<string, Subscription>()
-  const watcherRetry = new Map<string, NodeJS.Timeout>()
-  const q = (id: string) => qualifyId(session, id)
-  const current = (g: number) => g === link.gen && !link.stopped
-
-  const announce = (pane: string, rec: { status: string; agent: string; workspace: string }) =>
-    link.publish('pane_agent_status_changed', { pane_id: q(pane), workspace_id: q(rec.workspace), agent: rec.agent, agent_status: rec.status })
-
-  /** `pane.get`: null when herdr says the pane is gone, undefined on transport trouble (the reconnect path resyncs). */
-  const paneNow = async (pane: string): Promise<PaneInfo | null | undefined> => {
-    try {
-      return (await herdr.call<{ pane: PaneInfo }>(session, 'pane.get', { pane_id: pane })).pane
-    } catch (err) {
-      return err instanceof HerdrError && err.notFound ? null : undefined
-    }
-  }
-
+  known: Map<string, string>
+  announce(pane: string, rec: PaneStatus): void
+  /** Reports a pane gone without an event of its own (`pane_closed`, inferred). */
+  reportGone(pane: string, workspace: string): void
+  paneNow(pane: string): Promise<PaneInfo | null | undefined>
   /** Forgets a pane's status and stops its watcher. */
-  const forget = (pane: string) => {
-    book.forget(pane)
-    stopWatcher(pane)
-  }
-
-  const reportGone = (pane: string, workspace: string) => {
-    known.delete(pane)
-    forget(pane)
-    link.publish('pane_closed', { type: 'pane_closed', pane_id: q(pane), workspace_id: q(workspace), inferred: true })
-  }
-
-  const verifier = createCoalescer(async (pane) => {
-    const g = link.gen
-    const info = await paneNow(pane)
-    if (info === undefined || !current(g)) return
-    if (!info) {
-      if (book.has(pane) || known.has(pane)) reportGone(pane, known.get(pane) ?? book.get(pane)?.workspace ?? '')
-      return
-    }
-    known.set(pane, info.workspace_id)
-    if (!info.agent) {
-      // The agent left; a release event announces its final status separately.
-      if (book.has(pane)) forget(pane)
-      return
-    }
-    ensureWatcher(pane)
-    const rec = book.commit(pane, info.agent_status, info.agent, info.workspace_id)
-    if (rec) announce(pane, rec)
-  })
-
+  forget(pane: string): void
+  /** Checks a pane against `pane.get` (coalesced) and announces what changed. */
+  check(pane: string): void
   /** A status-bearing event: worth a check unless it repeats what is published and watched. */
-  const hint = (pane: unknown, status: unknown) => {
-    if (typeof pane !== 'string' || !pane) return
-    if (!verifier.busy(pane) && watchers.has(pane) && book.get(pane)?.status === status) return
-    void verifier.request(pane)
-  }
+  hint(pane: unknown, status: unknown): void
+  watchers: PaneWatchers
+}
 
-  /** `pane_agent_detected {released:true, final_status}`: the agent ended. */
-  const released = async (data: any) => {
-    const pane = data.pane_id
-    const prev = typeof pane === 'string' ? book.get(pane) : undefined
-    if (!prev) return // not an agent we announced: history, or already handled
-    const g = link.gen
-    const info = await paneNow(pane)
-    if (info === undefined || !current(g) || !book.has(pane)) return
-    if (info?.agent && info.agent === prev.agent) return // still there: a replayed release
-    const rec = book.commit(pane, typeof data.final_status === 'string' ? data.final_status : undefined, data.agent || prev.agent, data.workspace_id)
-    if (rec) announce(pane, rec)
-    if (info?.agent) void verifier.request(pane)
-    else forget(pane)
-  }
+/** Whether `g` is still the connection the ingester runs. */
+const isCurrent = (link: SessionLink, g: number) => g === link.gen && !link.stopped
 
-  const ensureWatcher = (pane: string) => {
-    if (watchers.has(pane) || watcherRetry.has(pane) || !link.seeded || link.stopped) return
+export function createSessionPanes(link: SessionLink, retryMs: number) {
+  const q = (id: string) => qualifyId(link.session, id)
+  const book = createStatusBook()
+  const known = new Map<string, string>()
+  const verifier = createCoalescer((pane) => verify(p, pane))
+  const p: PaneParts = {
+    link,
+    book,
+    known,
+    announce: (pane, rec) => link.publish('pane_agent_status_changed', { pane_id: q(pane), workspace_id: q(rec.workspace), agent: rec.agent, agent_status: rec.status }),
+    reportGone(pane, workspace) {
+      known.delete(pane)
+      p.forget(pane)
+      link.publish('pane_closed', { type: 'pane_closed', pane_id: q(pane), workspace_id: q(workspace), inferred: true })
+    },
+    paneNow: (pane) => paneNow(link, pane),
+    forget(pane) {
+      book.forget(pane)
+      p.watchers.stop(pane)
+    },
+    check: (pane) => void verifier.request(pane),
+    hint(pane, status) {
+      if (typeof pane !== 'string' || !pane) return
+      if (!verifier.busy(pane) && p.watchers.has(pane) && book.get(pane)?.status === status) return
+      void verifier.request(pane)
+    },
+    watchers: createPaneWatchers(link, retryMs, { check: (pane) => p.check(pane), hint: (pane, status) => p.hint(pane, status), tracked: (pane) => book.has(pane) }),
+  }
+  return {
+    book,
+    known,
+    announce: p.announce,
+    forget: p.forget,
+    reportGone: p.reportGone,
+    ensureWatcher: p.watchers.ensure,
+    stopWatchers: p.watchers.stopAll,
+    /** What a lifecycle event says about panes; inside the replay window it may be history. */
+    track: (name: string, data: any, replaying: boolean) => trackEvent(p, name, data, replaying),
+  }
+}
+
+/** `pane.get`: null when herdr says the pane is gone, undefined on transport trouble (the reconnect path resyncs). */
+async function paneNow(link: SessionLink, pane: string): Promise<PaneInfo | null | undefined> {
+  try {
+    return (await link.herdr.call<{ pane: PaneInfo }>(link.session, 'pane.get', { pane_id: pane })).pane
+  } catch (err) {
+    return err instanceof HerdrError && err.notFound ? null : undefined
+  }
+}
+
+/** A pane checked against `pane.get`: gone, without its agent, or its status announced if it changed. */
+async function verify(p: PaneParts, pane: string): Promise<void> {
+  const g = p.link.gen
+  const info = await p.paneNow(pane)
+  if (info === undefined || !isCurrent(p.link, g)) return
+  if (!info) {
+    if (p.book.has(pane) || p.known.has(pane)) p.reportGone(pane, p.known.get(pane) ?? p.book.get(pane)?.workspace ?? '')
+    return
+  }
+  p.known.set(pane, info.workspace_id)
+  if (!info.agent) {
+    // The agent left; a release event announces its final status separately.
+    if (p.book.has(pane)) p.forget(pane)
+    return
+  }
+  p.watchers.ensure(pane)
+  const rec = p.book.commit(pane, info.agent_status, info.agent, info.workspace_id)
+  if (rec) p.announce(pane, rec)
+}
+
+type PaneWatchers = ReturnType<typeof createPaneWatchers>
+
+/**
+ * One `pane.agent_status_changed` subscription per agent pane (herdr has no global status
+ * event), started once the connection is seeded and retried while the pane keeps its agent.
+ */
+function createPaneWatchers(link: SessionLink, retryMs: number, on: { check(pane: string): void; hint(pane: string, status: unknown): void; tracked(pane: string): boolean }) {
+  const watchers = new Map<string, Subscription>()
+  const retries = new Map<string, NodeJS.Timeout>()
+  const stop = (pane: string) => {
+    const w = watchers.get(pane)
+    watchers.delete(pane)
+    w?.close()
+    clearTimeout(retries.get(pane))
+    retries.delete(pane)
+  }
+  const ensure = (pane: string) => {
+    if (watchers.has(pane) || retries.has(pane) || !link.seeded || link.stopped) return
     const g = link.gen
-    const sub = herdr.subscribe(session, [{ type: 'pane.agent_status_changed', pane_id: pane }], {
+    const sub = link.herdr.subscribe(link.session, [{ type: 'pane.agent_status_changed', pane_id: pane }], {
       // A transition between the seed and this ack would otherwise go unseen.
-      onAck: () => void verifier.request(pane),
+      onAck: () => on.check(pane),
       onEvent: (name, data) => {
-        if (name === 'pane.agent_status_changed') hint(pane, data?.agent_status)
+        if (name === 'pane.agent_status_changed') on.hint(pane, data?.agent_status)
       },
       onClose: () => {
         if (watchers.get(pane) !== sub) return
         watchers.delete(pane)
-        if (!current(g) || !book.has(pane)) return
+        if (!isCurrent(link, g) || !on.tracked(pane)) return
         // Retry after a pause; the check stops for good when the pane or its agent is gone.
         const retry = setTimeout(() => {
-          watcherRetry.delete(pane)
-          if (current(g)) void verifier.request(pane)
+          retries.delete(pane)
+          if (isCurrent(link, g)) on.check(pane)
         }, retryMs)
-        watcherRetry.set(pane, retry)
+        retries.set(pane, retry)
       },
     })
     watchers.set(pane, sub)
   }
-
-  const stopWatcher = (pane: string) => {
-    const w = watchers.get(pane)
-    watchers.delete(pane)
-    w?.close()
-    clearTimeout(watcherRetry.get(pane))
-    watcherRetry.delete(pane)
-  }
-
-  /** What a lifecycle event says about panes; inside the replay window it may be history. */
-  const track = (name: string, data: any, replaying: boolean) => {
-    switch (name) {
-      case 'pane_created':
-      case 'pane_updated':
-        if (data?.pane?.agent) hint(data.pane.pane_id, data.pane.agent_status)
-        if (!replaying && data?.pane?.pane_id) known.set(data.pane.pane_id, data.pane.workspace_id)
-        break
-      case 'pane_agent_detected':
-        if (data?.released) void released(data)
-        else hint(data?.pane_id, data?.final_status)
-        break
-      case 'pane_closed':
-      case 'pane_exited':
-        // Live, the event is the truth; inside the replay window it is checked.
-        if (!replaying) {
-          known.delete(data?.pane_id)
-          forget(data?.pane_id)
-        } else if (typeof data?.pane_id === 'string' && known.has(data.pane_id)) void verifier.request(data.pane_id)
-        break
-      case 'pane_moved':
-        if (!replaying && data?.previous_pane_id && data?.pane?.pane_id) {
-          known.delete(data.previous_pane_id)
-          known.set(data.pane.pane_id, data.pane.workspace_id)
-          book.rename(data.previous_pane_id, data.pane.pane_id)
-          stopWatcher(data.previous_pane_id)
-          if (book.has(data.pane.pane_id)) ensureWatcher(data.pane.pane_id)
-        }
-        break
-    }
-  }
-
   return {
-    book,
-    track,
-    known,
-    announce,
-    forget,
-    reportGone,
-    hint,
-    released,
-    ensureWatcher,
-    stopWatcher,
-    stopWatchers: () => {
-      for (const p of [...watchers.keys(), ...watcherRetry.keys()]) stopWatcher(p)
+    has: (pane: string) => watchers.has(pane),
+    ensure,
+    stop,
+    stopAll: () => {
+      for (const pane of [...watchers.keys(), ...retries.keys()]) stop(pane)
     },
   }
+}
+
+function trackEvent(p: PaneParts, name: string, data: any, replaying: boolean): void {
+  const { book, known } = p
+  switch (name) {
+    case 'pane_created':
+    case 'pane_updated':
+      if (data?.pane?.agent) p.hint(data.pane.pane_id, data.pane.agent_status)
+      if (!replaying && data?.pane?.pane_id) known.set(data.pane.pane_id, data.pane.workspace_id)
+      break
+    case 'pane_agent_detected':
+      if (data?.released) void released(p, data)
+      else p.hint(data?.pane_id, data?.final_status)
+      break
+    case 'pane_closed':
+    case 'pane_exited':
+      // Live, the event is the truth; inside the replay window it is checked.
+      if (!replaying) {
+        known.delete(data?.pane_id)
+        p.forget(data?.pane_id)
+      } else if (typeof data?.pane_id === 'string' && known.has(data.pane_id)) p.check(data.pane_id)
+      break
+    case 'pane_moved':
+      if (!replaying && data?.previous_pane_id && data?.pane?.pane_id) {
+        known.delete(data.previous_pane_id)
+        known.set(data.pane.pane_id, data.pane.workspace_id)
+        book.rename(data.previous_pane_id, data.pane.pane_id)
+        p.watchers.stop(data.previous_pane_id)
+        if (book.has(data.pane.pane_id)) p.watchers.ensure(data.pane.pane_id)
+      }
+      break
+  }
+}
+
+/** `pane_agent_detected {released:true, final_status}`: the agent ended. */
+async function released(p: PaneParts, data: any): Promise<void> {
+  const pane = data.pane_id
+  const prev = typeof pane === 'string' ? p.book.get(pane) : undefined
+  if (!prev) return // not an agent we announced: history, or already handled
+  const g = p.link.gen
+  const info = await p.paneNow(pane)
+  if (info === undefined || !isCurrent(p.link, g) || !p.book.has(pane)) return
+  if (info?.agent && info.agent === prev.agent) return // still there: a replayed release
+  const rec = p.book.commit(pane, typeof data.final_status === 'string' ? data.final_status : undefined, data.agent || prev.agent, data.workspace_id)
+  if (rec) p.announce(pane, rec)
+  if (info?.agent) p.check(pane)
+  else p.forget(pane)
 }

@@ -23,7 +23,7 @@ import type { ConsolaInstance } from 'consola'
 import type { Bus } from '../bus.ts'
 import type { Herdr, Subscription } from './index.ts'
 import { qualify } from './ids.ts'
-import { createSessionPanes, type SessionLink } from './ingest-panes.ts'
+import { createSessionPanes, type SessionLink, type SessionPanes } from './ingest-panes.ts'
 import { createReconciler } from './ingest-reconcile.ts'
 import { createReplayWindow } from './ingest-replay.ts'
 
@@ -123,126 +123,159 @@ interface SessionIngester {
   stop(): void
 }
 
-function createSessionIngester(session: string, deps: IngestDeps, opts: IngestOptions, returning = false): SessionIngester {
-  const { herdr, bus, log } = deps
-  const retryMs = opts.retryMs ?? 2000
-  const probeMs = opts.probeMs ?? 30_000
-  const link: SessionLink = { session, herdr, gen: 0, stopped: false, seeded: false, publish: (type, payload) => bus.publish('multiplexer', type, { ...payload, session }) }
-  const panes = createSessionPanes(link, retryMs)
-  const { reconcile, apply, snapshot } = createReconciler(link, panes)
-  const replay = createReplayWindow({ settleMs: opts.settleMs ?? 500, settleMaxMs: opts.settleMaxMs ?? 60_000, onEnd: (dropped) => endReplay(dropped) })
-
-  let main: Subscription | null = null
-  let state: SessionState = 'connecting'
-  let everConnected = returning
+/** One session's ingester across its herdr connections; the functions below share it. */
+interface SessionRun {
+  link: SessionLink
+  deps: IngestDeps
+  retryMs: number
+  probeMs: number
+  panes: SessionPanes
+  reconciler: ReturnType<typeof createReconciler>
+  replay: ReturnType<typeof createReplayWindow>
+  main: Subscription | null
+  state: SessionState
+  /** Whether the next connect is a reconnect (clients then get a resync). */
+  everConnected: boolean
   /** Whether clients ever saw this session connected (its panes may sit in their state). */
-  let connectedOnce = returning
-  let downAnnounced = false
-  let retryTimer: NodeJS.Timeout | undefined
-  let probeTimer: NodeJS.Timeout | undefined
-  const settledWaiters: (() => void)[] = []
-  let lastWarn = ''
+  connectedOnce: boolean
+  downAnnounced: boolean
+  lastWarn: string
+  retryTimer?: NodeJS.Timeout
+  probeTimer?: NodeJS.Timeout
+  settledWaiters: (() => void)[]
+}
 
-  const onEvent = (name: string, data: any) => {
-    if (!link.seeded || link.stopped) return
-    replay.touch()
-    if (name === 'pane_output_changed' || name.includes('.')) return
-    panes.track(name, data, replay.open)
-    if (replay.open) return replay.drop()
-    bus.publish('multiplexer', name, { ...qualify(session, data ?? {}), session })
-    if (MAY_DROP_PANES.has(name)) void reconcile()
+function createSessionIngester(session: string, deps: IngestDeps, opts: IngestOptions, returning = false): SessionIngester {
+  const link: SessionLink = {
+    session,
+    herdr: deps.herdr,
+    gen: 0,
+    stopped: false,
+    seeded: false,
+    publish: (type, payload) => deps.bus.publish('multiplexer', type, { ...payload, session }),
   }
-
-  const endReplay = (dropped: number) => {
-    const reconnected = everConnected
-    everConnected = true
-    // Clients re-snapshot past whatever the window dropped (history, and any live event in it).
-    if (reconnected || dropped > 0) bus.publish('bridge', 'multiplexer_resync', { reason: reconnected ? 'multiplexer reconnected' : 'multiplexer history skipped', session })
-    void reconcile()
-    for (const w of settledWaiters.splice(0)) w()
+  const panes = createSessionPanes(link, opts.retryMs ?? 2000)
+  const run: SessionRun = {
+    link,
+    deps,
+    retryMs: opts.retryMs ?? 2000,
+    probeMs: opts.probeMs ?? 30_000,
+    panes,
+    reconciler: createReconciler(link, panes),
+    replay: createReplayWindow({ settleMs: opts.settleMs ?? 500, settleMaxMs: opts.settleMaxMs ?? 60_000, onEnd: (dropped) => endReplay(run, dropped) }),
+    main: null,
+    state: 'connecting',
+    everConnected: returning,
+    connectedOnce: returning,
+    downAnnounced: false,
+    lastWarn: '',
+    settledWaiters: [],
   }
-
-  const connect = () => {
-    if (link.stopped) return
-    const g = ++link.gen
-    state = 'connecting'
-    const sub = herdr.subscribe(
-      session,
-      LIFECYCLE_SUBSCRIPTIONS.map((type) => ({ type })),
-      {
-        onAck: () => void seed(g, sub),
-        onEvent,
-        onClose: (reason) => onClose(g, reason),
-      },
-    )
-    main = sub
-  }
-
-  const seed = async (g: number, sub: Subscription) => {
-    const snap = await snapshot()
-    if (snap === undefined) {
-      if (g === link.gen) sub.close()
-      return
-    }
-    if (g !== link.gen || link.stopped) return
-    apply(snap, true)
-    link.seeded = true
-    for (const a of panes.book.panes()) panes.ensureWatcher(a)
-    state = 'connected'
-    connectedOnce = true
-    downAnnounced = false
-    lastWarn = ''
-    replay.start()
-    bus.publish('bridge', 'multiplexer_connected', { socket: herdr.socketPath(session), session })
-    log.debug(`herdr session ${session}: subscribed`)
-    clearInterval(probeTimer)
-    probeTimer = setInterval(() => void reconcile(), probeMs)
-    probeTimer.unref?.()
-  }
-
-  const onClose = (g: number, reason: string) => {
-    if (g !== link.gen || link.stopped) return
-    link.gen++
-    const wasConnected = state === 'connected'
-    teardown()
-    state = 'disconnected'
-    if (wasConnected || !downAnnounced) {
-      downAnnounced = true
-      bus.publish('bridge', 'multiplexer_disconnected', { reason, session })
-    }
-    if (reason !== lastWarn) {
-      lastWarn = reason
-      if (wasConnected || everConnected) log.warn(`herdr session ${session}: ${reason}; retrying every ${retryMs / 1000} s`)
-      else log.debug(`herdr session ${session}: ${reason}`)
-    }
-    retryTimer = setTimeout(connect, retryMs)
-    retryTimer.unref?.()
-  }
-
-  const teardown = () => {
-    link.seeded = false
-    // A connection that ends inside its replay window still owes clients a resync later.
-    if (replay.abort() > 0) everConnected = true
-    clearInterval(probeTimer)
-    panes.stopWatchers()
-    const m = main
-    main = null
-    m?.close()
-  }
-
-  connect()
-
+  connect(run)
   return {
-    state: () => state,
-    everConnected: () => connectedOnce,
-    settled: () => (state === 'connected' && !replay.open ? Promise.resolve() : new Promise<void>((r) => settledWaiters.push(r))),
+    state: () => run.state,
+    everConnected: () => run.connectedOnce,
+    settled: () => (run.state === 'connected' && !run.replay.open ? Promise.resolve() : new Promise<void>((r) => run.settledWaiters.push(r))),
     stop() {
       if (link.stopped) return
       link.gen++
-      teardown()
+      teardown(run)
       link.stopped = true
-      clearTimeout(retryTimer)
-      for (const w of settledWaiters.splice(0)) w()
+      clearTimeout(run.retryTimer)
+      for (const w of run.settledWaiters.splice(0)) w()
     },
   }
+}
+
+function connect(run: SessionRun): void {
+  const { link } = run
+  if (link.stopped) return
+  const g = ++link.gen
+  run.state = 'connecting'
+  const sub = run.deps.herdr.subscribe(
+    link.session,
+    LIFECYCLE_SUBSCRIPTIONS.map((type) => ({ type })),
+    {
+      onAck: () => void seed(run, g, sub),
+      onEvent: (name, data) => onEvent(run, name, data),
+      onClose: (reason) => onClose(run, g, reason),
+    },
+  )
+  run.main = sub
+}
+
+/** After the ack: the snapshot seeds statuses and panes (announcing nothing), then the replay window opens. */
+async function seed(run: SessionRun, g: number, sub: Subscription): Promise<void> {
+  const { link, deps } = run
+  const snap = await run.reconciler.snapshot()
+  if (snap === undefined) {
+    if (g === link.gen) sub.close()
+    return
+  }
+  if (g !== link.gen || link.stopped) return
+  run.reconciler.apply(snap, true)
+  link.seeded = true
+  for (const a of run.panes.book.panes()) run.panes.ensureWatcher(a)
+  run.state = 'connected'
+  run.connectedOnce = true
+  run.downAnnounced = false
+  run.lastWarn = ''
+  run.replay.start()
+  deps.bus.publish('bridge', 'multiplexer_connected', { socket: deps.herdr.socketPath(link.session), session: link.session })
+  deps.log.debug(`herdr session ${link.session}: subscribed`)
+  clearInterval(run.probeTimer)
+  run.probeTimer = setInterval(() => void run.reconciler.reconcile(), run.probeMs)
+  run.probeTimer.unref?.()
+}
+
+function onEvent(run: SessionRun, name: string, data: any): void {
+  const { link, replay } = run
+  if (!link.seeded || link.stopped) return
+  replay.touch()
+  if (name === 'pane_output_changed' || name.includes('.')) return
+  run.panes.track(name, data, replay.open)
+  if (replay.open) return replay.drop()
+  run.deps.bus.publish('multiplexer', name, { ...qualify(link.session, data ?? {}), session: link.session })
+  if (MAY_DROP_PANES.has(name)) void run.reconciler.reconcile()
+}
+
+function endReplay(run: SessionRun, dropped: number): void {
+  const reconnected = run.everConnected
+  run.everConnected = true
+  // Clients re-snapshot past whatever the window dropped (history, and any live event in it).
+  if (reconnected || dropped > 0)
+    run.deps.bus.publish('bridge', 'multiplexer_resync', { reason: reconnected ? 'multiplexer reconnected' : 'multiplexer history skipped', session: run.link.session })
+  void run.reconciler.reconcile()
+  for (const w of run.settledWaiters.splice(0)) w()
+}
+
+function onClose(run: SessionRun, g: number, reason: string): void {
+  const { link, deps } = run
+  if (g !== link.gen || link.stopped) return
+  link.gen++
+  const wasConnected = run.state === 'connected'
+  teardown(run)
+  run.state = 'disconnected'
+  if (wasConnected || !run.downAnnounced) {
+    run.downAnnounced = true
+    deps.bus.publish('bridge', 'multiplexer_disconnected', { reason, session: link.session })
+  }
+  if (reason !== run.lastWarn) {
+    run.lastWarn = reason
+    if (wasConnected || run.everConnected) deps.log.warn(`herdr session ${link.session}: ${reason}; retrying every ${run.retryMs / 1000} s`)
+    else deps.log.debug(`herdr session ${link.session}: ${reason}`)
+  }
+  run.retryTimer = setTimeout(() => connect(run), run.retryMs)
+  run.retryTimer.unref?.()
+}
+
+function teardown(run: SessionRun): void {
+  run.link.seeded = false
+  // A connection that ends inside its replay window still owes clients a resync later.
+  if (run.replay.abort() > 0) run.everConnected = true
+  clearInterval(run.probeTimer)
+  run.panes.stopWatchers()
+  const m = run.main
+  run.main = null
+  m?.close()
 }

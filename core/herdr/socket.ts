@@ -52,6 +52,47 @@ function lineSplitter(max: number, onLine: (line: string) => boolean | void, onO
   }
 }
 
+/** What a herdr connection reports: each non-blank reply line, parsed, and how it ended. */
+interface ExchangeHandlers {
+  message(msg: any): void
+  /** A line that is not JSON; ignored when absent. */
+  unparsable?(): void
+  overflow(): void
+  error(err: NodeJS.ErrnoException): void
+  close(): void
+}
+
+/**
+ * One connection to a herdr socket: writes `request` as its only line, then hands every reply
+ * line to the handlers until the socket is destroyed (which the caller does when it is done).
+ */
+function exchange(socketPath: string, request: object, maxLine: number, on: ExchangeHandlers): Socket {
+  const sock = createConnection(socketPath)
+  sock.setEncoding('utf8')
+  sock.on('connect', () => sock.write(JSON.stringify(request) + '\n'))
+  const feed = lineSplitter(
+    maxLine,
+    (line) => {
+      if (sock.destroyed) return false
+      if (!line.trim()) return
+      let msg: unknown
+      try {
+        msg = JSON.parse(line)
+      } catch {
+        return on.unparsable?.()
+      }
+      on.message(msg)
+    },
+    () => on.overflow(),
+  )
+  sock.on('data', (chunk: string) => {
+    if (!sock.destroyed) feed(chunk)
+  })
+  sock.on('error', (err: NodeJS.ErrnoException) => on.error(err))
+  sock.on('close', () => on.close())
+  return sock
+}
+
 /**
  * One request on its own connection, as herdr requires: it reads the first line, replies once
  * and closes. A socket that does not answer within the deadline is abandoned.
@@ -62,7 +103,6 @@ export function herdrRequest<T = any>(socketPath: string, method: string, params
   const timeoutMs = opts.timeoutMs ?? 15_000
   return new Promise<T>((resolve, reject) => {
     let settled = false
-    const sock = createConnection(socketPath)
     const done = (err: Error | null, value?: T) => {
       if (settled) return
       settled = true
@@ -71,31 +111,19 @@ export function herdrRequest<T = any>(socketPath: string, method: string, params
       if (err) reject(err)
       else resolve(value as T)
     }
+    const unreachable = (message: string) => done(new HerdrError('unreachable', message, session))
     const timer = setTimeout(() => done(new HerdrError('timeout', `no reply to ${method} within ${timeoutMs / 1000} s`, session)), timeoutMs)
-    sock.setEncoding('utf8')
-    sock.on('connect', () => sock.write(JSON.stringify({ id, method, params }) + '\n'))
-    const feed = lineSplitter(
-      MAX_LINE,
-      (line) => {
-        if (settled) return false
-        if (!line.trim()) return
-        let msg: any
-        try {
-          msg = JSON.parse(line)
-        } catch {
-          return done(new HerdrError('unreachable', `unparsable reply to ${method}`, session))
-        }
-        if (msg.event !== undefined || (msg.id !== id && msg.id !== '')) return
+    const sock = exchange(socketPath, { id, method, params }, MAX_LINE, {
+      message(msg) {
+        if (msg?.event !== undefined || (msg?.id !== id && msg?.id !== '')) return
         if (msg.error) return done(new HerdrError(String(msg.error.code ?? 'error'), String(msg.error.message ?? ''), session))
-        return done(null, msg.result as T)
+        done(null, msg.result as T)
       },
-      () => done(new HerdrError('unreachable', `reply to ${method} exceeds ${MAX_LINE} bytes`, session)),
-    )
-    sock.on('data', (chunk: string) => {
-      if (!settled) feed(chunk)
+      unparsable: () => unreachable(`unparsable reply to ${method}`),
+      overflow: () => unreachable(`reply to ${method} exceeds ${MAX_LINE} bytes`),
+      error: (err) => unreachable(`cannot reach herdr at ${socketPath}: ${err.code ?? err.message}`),
+      close: () => unreachable(`herdr closed the connection without replying to ${method}`),
     })
-    sock.on('error', (err: NodeJS.ErrnoException) => done(new HerdrError('unreachable', `cannot reach herdr at ${socketPath}: ${err.code ?? err.message}`, session)))
-    sock.on('close', () => done(new HerdrError('unreachable', `herdr closed the connection without replying to ${method}`, session)))
   })
 }
 
@@ -116,7 +144,6 @@ export function herdrSubscribe(
   const id = `bridge-events-${++nextId}`
   let acked = false
   let closed = false
-  const sock: Socket = createConnection(socketPath)
   const finish = (reason: string) => {
     if (closed) return
     closed = true
@@ -126,19 +153,8 @@ export function herdrSubscribe(
   }
   const ackMs = opts.ackTimeoutMs ?? 15_000
   const timer = setTimeout(() => finish(`no subscription ack within ${ackMs / 1000} s`), ackMs)
-  sock.setEncoding('utf8')
-  sock.on('connect', () => sock.write(JSON.stringify({ id, method: 'events.subscribe', params: { subscriptions } }) + '\n'))
-  const feed = lineSplitter(
-    MAX_EVENT_LINE,
-    (line) => {
-      if (closed) return false
-      if (!line.trim()) return
-      let msg: any
-      try {
-        msg = JSON.parse(line)
-      } catch {
-        return
-      }
+  const sock = exchange(socketPath, { id, method: 'events.subscribe', params: { subscriptions } }, MAX_EVENT_LINE, {
+    message(msg) {
       if (!acked) {
         if (msg?.error) return finish(`subscribe refused: ${msg.error.code}: ${msg.error.message}`)
         if (msg?.result?.type === 'subscription_started') {
@@ -150,12 +166,9 @@ export function herdrSubscribe(
       }
       if (typeof msg?.event === 'string') handlers.onEvent(msg.event, msg.data ?? {})
     },
-    () => finish(`event line exceeds ${MAX_EVENT_LINE} bytes`),
-  )
-  sock.on('data', (chunk: string) => {
-    if (!closed) feed(chunk)
+    overflow: () => finish(`event line exceeds ${MAX_EVENT_LINE} bytes`),
+    error: (err) => finish(`socket error: ${err.code ?? err.message}`),
+    close: () => finish('socket closed'),
   })
-  sock.on('error', (err: NodeJS.ErrnoException) => finish(`socket error: ${err.code ?? err.message}`))
-  sock.on('close', () => finish('socket closed'))
   return { close: () => finish('closed by bridge') }
 }
