@@ -119,6 +119,14 @@ export function startRelay(ctx: PluginContext, peer: Peer, o: RelayOptions): Rel
   // Past the descriptor limit the child has no pipes; the 'error' listener closes the socket.
   if (!child.stdout || !child.stdin || !child.stderr) return { pid: undefined, exited, end: () => void (socketOpen = false), input: () => {} }
 
+  // A read error on the CLI's pipes (EIO) ends this stream, never the daemon.
+  const broken = (err: NodeJS.ErrnoException) => {
+    closeSocket(1011, `terminal stream failed: ${err.code ?? err.message}`)
+    end()
+  }
+  child.stdout.on('error', broken)
+  child.stderr.on('error', broken)
+
   const onLine = (line: Buffer) => {
     const msg = parseCliBytes(line)
     if (!msg) return
