@@ -32,6 +32,8 @@ export interface TransportConfig {
 export interface PushConfig {
   service_account_path: string
   project_id: string
+  /** Channel ids of the OS-drawn notification (README: Alerts); unset ones keep the app's defaults. */
+  android_channels?: { blocked?: string; done?: string }
 }
 
 /** Alert channels besides FCM (README: Alerts). */
@@ -96,7 +98,7 @@ const ConfigFile = section({
       allowed_hosts: texts,
     }),
   ),
-  push: v.nullish(section({ service_account_path: text, project_id: text })),
+  push: v.nullish(section({ service_account_path: text, project_id: text, android_channels: v.nullish(section({ blocked: text, done: text })) })),
   notify: v.nullish(
     section({
       webpush: v.nullish(section({ subject: text, insecure: v.nullish(v.boolean('want true or false')) })),
@@ -155,9 +157,11 @@ export function loadConfig(opts: { dir?: string; env?: NodeJS.ProcessEnv; create
     allowed_origins: list(t.allowed_origins ?? d.transport?.allowed_origins),
     allowed_hosts: list(t.allowed_hosts ?? d.transport?.allowed_hosts),
   }
+  const channels = checked.push?.android_channels
   const push: PushConfig = {
     service_account_path: checked.push?.service_account_path || d.push?.service_account_path || join(dataDir, 'serviceAccount.json'),
     project_id: checked.push?.project_id || d.push?.project_id || '',
+    android_channels: { blocked: channels?.blocked || undefined, done: channels?.done || undefined },
   }
   const n = checked.notify ?? {}
   const notify: NotifyConfig = {

@@ -192,6 +192,8 @@ describe('config', () => {
       ['{"transport": {"allowed_origins": "https://a.example"}}', 'transport.allowed_origins: Invalid type: Expected Array but received "https://a.example"'],
       ['{"notify": {"webhooks": [{"url": "https://h.example", "secret": 5}]}}', 'notify.webhooks.0.secret: Invalid type: Expected string but received 5'],
       ['{"notify": {"webpush": {"insecure": "yes"}}}', 'notify.webpush.insecure: want true or false'],
+      ['{"push": {"android_channels": {"done": 5}}}', 'push.android_channels.done: Invalid type: Expected string but received 5'],
+      ['{"push": {"android_channels": "quiet"}}', 'push.android_channels: want a JSON object'],
       ['[]', '(the file): want a JSON object'],
       ['{"transport": ["x"]}', 'transport: want a JSON object'],
       ['{"notify": 1}', 'notify: want a JSON object'],
@@ -203,6 +205,8 @@ describe('config', () => {
     // Unset (null) keys and keys the table does not list are accepted.
     writeFileSync(join(dir, 'config.json'), '{"server_name": null, "transport": {"public_url": null, "extra": 1}, "later": true}')
     expect(loadConfig({ dir, env: {} }).transport.public_url).toBe('')
+    writeFileSync(join(dir, 'config.json'), '{"push": {"android_channels": {"blocked": " alerts ", "done": ""}}}')
+    expect(loadConfig({ dir, env: {} }).push.android_channels).toEqual({ blocked: 'alerts', done: undefined })
   })
 
   it('refuses a corrupt device registry at start-up with a clear message', async () => {
