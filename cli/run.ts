@@ -1,5 +1,6 @@
 import { renderUsage, runCommand, type ArgsDef, type CommandDef } from 'citty'
 import { CliError, UsageError, bridgeCommand } from './errors.ts'
+import { stripAnsi } from '../lib/text.ts'
 
 /**
  * Runs a citty command tree with our own help, version and error handling: citty's runMain
@@ -96,8 +97,4 @@ async function checkFlags(cmd: CommandDef<any>, rest: string[], path: string[], 
 
 async function resolve<T>(v: T | Promise<T> | (() => T) | (() => Promise<T>)): Promise<T> {
   return typeof v === 'function' ? await (v as () => T | Promise<T>)() : await v
-}
-
-function stripAnsi(s: string): string {
-  return s.replace(/\x1b\[[0-9;]*m/g, '')
 }
