@@ -5,7 +5,7 @@ import { parse as parseCookies, serialize as serializeCookie } from 'cookie-es'
 import { createProxyServer, type ProxyServer } from 'httpxy'
 import { consola, type ConsolaInstance } from 'consola'
 import { safeEqual } from '../../core/tokens.ts'
-import { defaultLimits, guardServer, type ServerGuard, type ServerLimits } from '../../core/limits.ts'
+import { defaultLimits, guardServer, refuse, type ServerGuard, type ServerLimits } from '../../core/limits.ts'
 import type { HostCheck } from '../../core/host-check.ts'
 
 /**
@@ -51,11 +51,6 @@ export interface RelayHubOptions {
 /** Each relay's share: the bridge's deadlines, a quarter of its connection caps. */
 function relayLimits(l: ServerLimits): ServerLimits {
   return { ...l, max_connections: Math.max(8, Math.floor(l.max_connections / 4)), max_unauthenticated: Math.max(4, Math.floor(l.max_unauthenticated / 4)) }
-}
-
-/** Answers an upgrade the relay will not pass on, and closes it. */
-function refuseUpgrade(client: Socket, status: string, body = ''): void {
-  client.end(`HTTP/1.1 ${status}\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)
 }
 
 /** The Cookie header without the relay's own cookie (the dev server never sees the secret). */
@@ -150,9 +145,9 @@ export function createRelayHub(opts: RelayHubOptions): RelayHub {
   // a client resetting before this answer is written ended the daemon (ECONNRESET).
   const upgrade = (r: Relay, req: IncomingMessage, client: Socket, head: Buffer) => {
     const wrongHost = misdirected(req)
-    if (wrongHost) return refuseUpgrade(client, '421 Misdirected Request', wrongHost)
+    if (wrongHost) return refuse(client, '421 Misdirected Request', wrongHost)
     r.lastUsed = now()
-    if (admit(r, req) !== 'ok') return refuseUpgrade(client, '401 Unauthorized')
+    if (admit(r, req) !== 'ok') return refuse(client, '401 Unauthorized', '')
     r.guard.authenticated(client)
     // Counted while open, so an idle sweep never cuts a live socket.
     r.sockets.add(client)

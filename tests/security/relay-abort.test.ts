@@ -99,7 +99,7 @@ describe('clients the relay refuses', () => {
       expect(closed).toHaveLength(300)
       // Answered after the resets were handled: a refused upgrade, in full.
       expect(await exchange(port, upgradeRequest('127.0.0.1'))).toBe(
-        'HTTP/1.1 401 Unauthorized\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\ncontent-length: 0\r\n\r\n',
+        'HTTP/1.1 401 Unauthorized\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: 0\r\nconnection: close\r\n\r\n',
       )
     })
   })
