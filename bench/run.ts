@@ -35,7 +35,7 @@ for (const name of wanted.length ? valid.filter((n) => wanted.includes(n)) : val
     node: process.version,
     cpu: `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}`,
     mem_gib: Math.round(totalmem() / 2 ** 30),
-    load: loadavg()[0] ?? null,
+    load: Math.round((loadavg()[0] ?? NaN) * 100) / 100 || null,
     seconds: 0,
     status: 'ok',
   }
@@ -57,7 +57,7 @@ for (const name of wanted.length ? valid.filter((n) => wanted.includes(n)) : val
   } finally {
     console.log = log
   }
-  record.seconds = (performance.now() - started) / 1000
+  record.seconds = Math.round(performance.now() - started) / 1000
   // Written after every section, so a run cut short keeps what it finished.
   const fresh: Section = { name, body: sectionBody(record, printed) }
   writeFileSync(results, mergeResults(existsSync(results) ? readFileSync(results, 'utf8') : '', [fresh]))
