@@ -43,12 +43,20 @@ export function createHostCheck(config: BridgeConfig) {
   }
   for (const h of config.transport.allowed_hosts) add(h)
   return {
+    /** A bracketed Host that is not `[IPv6 literal]` with an optional port: not host syntax at all (400). */
+    malformed(header: string | null | undefined): boolean {
+      const h = header?.trim()
+      if (!h?.startsWith('[')) return false
+      const m = /^\[([^\]]*)\](?::\d{1,5})?$/.exec(h)
+      return !m || isIP(m[1]) !== 6
+    },
     allows(header: string | null | undefined): boolean {
       if (header === null || header === undefined) return true
       const h = hostOf(header)
       if (isIP(h) || names.has(h) || h.endsWith('.localhost')) return true
       return suffixes.some((s) => h.endsWith(s) && h.length > s.length)
     },
+    badHost: errorLine('bad Host header: want a name, an IPv4 address or a bracketed IPv6 address, with an optional :port'),
     /** The one-line refusal (421: this server is not the one that name is meant for). */
     refusal(header: string): string {
       const h = JSON.stringify(hostOf(header)).slice(1, -1)

@@ -65,6 +65,7 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
   const fetch = async (request: Request): Promise<Response> => {
     const started = performance.now()
     const host = request.headers.get('host')
+    if (hosts.malformed(host)) return text(hosts.badHost, 400)
     if (!hosts.allows(host)) return text(hosts.refusal(host!), 421)
     const res = await compressResponse(request, await app.fetch(request))
     log.debug(`${request.method} ${new URL(request.url).pathname} → ${res.status} in ${(performance.now() - started).toFixed(1)} ms`)
@@ -82,6 +83,7 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
       guard = guardServer(server, limits, log)
       const g = guard
       server.on('upgrade', (req, socket, head) => {
+        if (hosts.malformed(req.headers.host)) return refuse(socket, '400 Bad Request', hosts.badHost)
         if (!hosts.allows(req.headers.host)) return refuse(socket, '421 Misdirected Request', hosts.refusal(req.headers.host!))
         void ws.handleUpgrade(req, socket, head).then(
           // Still open after the upgrade: it authenticated (every WebSocket route needs a credential).

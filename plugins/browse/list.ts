@@ -2,6 +2,7 @@ import { closeSync, constants, existsSync, openSync, readdirSync, readlinkSync, 
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { HttpError } from '../../core/respond.ts'
 import { realLocationSync } from '../../lib/real-location.ts'
+import { RESOURCE_CODES } from '../../lib/exec.ts'
 import { rootOf, type BrowseRoot } from './roots.ts'
 
 /** Most entries one listing returns; the rest are cut and `truncated` is set. */
@@ -30,6 +31,13 @@ const collator = new Intl.Collator('en', { sensitivity: 'base' })
 const byName = (a: string, b: string) => collator.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0)
 
 const OUTSIDE = 'path is outside the browsable roots'
+
+/** A listing that failed: out of descriptors or memory is the bridge's trouble (503), anything else the directory's. */
+function unreadable(err: unknown): HttpError {
+  const code = (err as NodeJS.ErrnoException)?.code
+  if (code && RESOURCE_CODES.has(code)) return new HttpError(503, `cannot list the directory now: the bridge is out of resources (${code}); retry later`)
+  return new HttpError(403, 'directory is not readable')
+}
 
 /**
  * Resolves a caller path for browsing: `..` and symlinks are resolved before the root check, and a
@@ -66,8 +74,8 @@ function readConfinedDir(dir: string): import('node:fs').Dirent[] {
   let fd: number
   try {
     fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY)
-  } catch {
-    throw new HttpError(403, 'directory is not readable')
+  } catch (err) {
+    throw unreadable(err)
   }
   try {
     const proc = `/proc/self/fd/${fd}`
@@ -78,8 +86,8 @@ function readConfinedDir(dir: string): import('node:fs').Dirent[] {
     if (opened !== null && opened !== dir) throw new HttpError(409, 'the directory was moved or replaced while listing it; try again')
     try {
       return readdirSync(opened !== null ? proc : dir, { withFileTypes: true })
-    } catch {
-      throw new HttpError(403, 'directory is not readable')
+    } catch (err) {
+      throw unreadable(err)
     }
   } finally {
     closeSync(fd)

@@ -289,7 +289,11 @@ describe('health', () => {
     const h = await fetch(`${b.url}/healthz`)
     expect(h.status).toBe(200)
     expect(await h.json()).toEqual({ ok: true })
-    const r = await fetch(`${b.url}/readyz`)
+    // Without a credential the reason is generic; a paired device or the admin sees the socket.
+    const anonymous = await fetch(`${b.url}/readyz`)
+    expect(anonymous.status).toBe(503)
+    expect(await anonymous.json()).toEqual({ ok: false, sessions: [], reason: expect.stringMatching(/^no herdr session answers/) })
+    const r = await fetch(`${b.url}/readyz`, { headers: { authorization: `Bearer ${b.adminToken}` } })
     expect(r.status).toBe(503)
     // The reason names the socket it tried, in one line, and what to do.
     const body = await r.json()

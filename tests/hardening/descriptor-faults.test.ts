@@ -94,11 +94,8 @@ describe(`every route at nofile=${NOFILE} with no descriptor left`, () => {
     expect(d.output()).not.toMatch(/Unhandled|uncaught|^\s+at /im)
   })
 
-  // Known defect, to be fixed in plugins/browse/list.ts (rethrow EMFILE/ENFILE/ENOMEM from the
-  // open and the listing instead of calling every failure unreadable): out of descriptors,
-  // /browse says 403 "directory is not readable", which sends the user after permissions. When
-  // this starts failing, the fix is in: drop `.fails` and the exception above.
-  it.fails('/browse out of descriptors is a one-line 503, not a 403', () => {
+  // Out of descriptors is the bridge's trouble, not the directory's permissions.
+  it('/browse out of descriptors is a one-line 503, not a 403', () => {
     expect(browseDuring?.status).toBe(503)
   })
 })
