@@ -1,7 +1,6 @@
 import type { Agent } from 'node:http'
 import type { Message } from 'firebase-admin/messaging'
 import type { PluginContext } from '../../core/plugin.ts'
-import { readJsonFile } from '../../storage/atomic-file.ts'
 import { logSafe } from '../../lib/strings.ts'
 import { defineNotifierPlugin, type Notifier } from '../../lib/notify/notifier.ts'
 import { createFailureLog } from '../../lib/notify/failures.ts'
@@ -142,14 +141,9 @@ function createFcmNotifier(ctx: PluginContext, options: FcmOptions): FcmNotifier
 }
 
 function resolveChannels(ctx: PluginContext, options: FcmOptions): AndroidChannels {
-  let fromFile: any = null
-  try {
-    fromFile = readJsonFile<any>(ctx.config.config_path, 'config file')?.push?.android_channels
-  } catch {
-    // config.json was validated by the core at start; a later edit does not stop push.
-  }
+  const fromConfig: Partial<AndroidChannels> = ctx.config.push.android_channels ?? {}
   const pick = (k: keyof AndroidChannels) => {
-    const v = options.android_channels?.[k] ?? fromFile?.[k]
+    const v = options.android_channels?.[k] ?? fromConfig[k]
     return typeof v === 'string' && v.trim() ? v.trim() : DEFAULT_ANDROID_CHANNELS[k]
   }
   return { blocked: pick('blocked'), done: pick('done') }
