@@ -8,8 +8,8 @@ import { findCredential, describeCredential, gcloudAdcPath, CredentialError, MES
 import { createFcmSender, useQuotaProject } from '../plugins/notify-fcm/sender.ts'
 
 /**
- * `bridge push login --project <id>` and `bridge push status` (spec 1 §6.3). Both work on the
- * config file directly; neither needs the daemon running.
+ * `bridge push login --project <id>` and `bridge push status` (the README's Alerts section). Both
+ * work on the config file directly; neither needs the daemon running.
  */
 
 export interface PushCliOptions {

@@ -44,7 +44,7 @@ export interface RouteDef<Q = any, B = any, S = unknown> {
   body?: GenericSchema<any, B>
   /** `raw` leaves the body unread for handlers that stream it (attachments). */
   bodyType?: 'json' | 'raw'
-  /** Message for a request that fails validation, when the spec fixes one. */
+  /** Fixed message for a request that fails validation, when clients rely on one (`want ?pane=<pane_id>`). */
   invalid?: string
   /** Short description, for the route listing and the API document. */
   describe?: string

@@ -6,9 +6,9 @@ import type { Entry, RawEntry, RosterRow } from './transcript/entry.ts'
 /**
  * What one agent kind teaches the bridge. Every capability is optional: the card, transcript,
  * commands and usage plugins ask the registry for the pane's kind and fall back to the generic
- * behaviour of the spec when a capability is missing. A kind is normally one plugin; another
- * plugin may add a capability the kind lacks, but the same capability from two plugins is a
- * start-up error naming both.
+ * behaviour when a capability is missing. A kind is normally one plugin; another plugin may add
+ * a capability the kind lacks, but the same capability from two plugins is a start-up error
+ * naming both.
  */
 export interface AgentKind {
   /** herdr's kind id (`agent` in herdr's agent info), matched trimmed and lower-cased. */
@@ -21,7 +21,7 @@ export interface AgentKind {
   usage?: UsageCapability
 }
 
-/** The card read from the screen (spec 2 §2.1), the approve key and the permission modes. */
+/** The card read from the screen (`GET /agent-state`), the approve key and the permission modes. */
 export interface ScreenCapability {
   /** Blocked question and options from the screen text, or null when none is drawn. */
   parse?: ParseScreen
@@ -81,7 +81,7 @@ export interface TranscriptSource {
   read(from: number, to: number): Promise<Entry[]>
 }
 
-/** The kind's conversation log (spec 3): where it is, and how a record becomes entries. */
+/** The kind's conversation log (streamed on /agent-transcript): where it is, and how a record becomes entries. */
 export interface TranscriptCapability {
   /** Finds the session from herdr's `agent_session` and the pane's cwd; never guesses another session's. */
   locate?(input: LocateInput): Promise<Location>
@@ -107,7 +107,7 @@ export interface TranscriptCapability {
 export const streamsTranscript = (t: TranscriptCapability | undefined): boolean =>
   !!t && typeof t.locate === 'function' && (typeof t.normalize === 'function' || typeof t.open === 'function')
 
-/** One slash command (spec 1 §4.4). */
+/** One slash command, as `GET /commands` lists it. */
 export interface SlashCommand {
   name: string
   description: string

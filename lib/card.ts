@@ -1,7 +1,7 @@
 /**
- * The agent state card (spec 2 §2.1), built from the agent-kind registry so that the card route
- * and push notifications read the same thing without importing a plugin. The parsers live in
- * the plugins that contribute them (plugins/agent-state); this file only orders the reads.
+ * The agent state card (`GET /agent-state`), built from the agent-kind registry so that the card
+ * route and push notifications read the same thing without importing a plugin. The parsers live
+ * in the plugins that contribute them (plugins/agent-state); this file only orders the reads.
  */
 import type { PluginContext } from '../core/plugin.ts'
 import type { AgentInfo, PaneRef } from '../core/herdr/index.ts'
@@ -171,7 +171,7 @@ export async function readCard(ctx: PluginContext, pane: string, opts: ReadCardO
     const cat = pending?.category ?? category
     if (cat) blocked.category = cat
   }
-  // Key order as the spec lists the fields.
+  // Key order as the card's response schema lists the fields (plugins/agent-state, /openapi.json).
   return {
     pane_id: pane,
     agent_kind: kind,

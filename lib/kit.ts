@@ -43,7 +43,7 @@ export {
 // Screen text rules: ANSI, rules, box-only and chrome lines, numbered options, truncation.
 export * from './text.ts'
 
-// Transcript entries (spec 3 §2.2) and their text rules.
+// Transcript entries (the shape /agent-transcript streams) and their text rules.
 export {
   TEXT_CAP,
   OUTPUT_CAP,

@@ -5,7 +5,7 @@ import { HerdrError, qualifyInPlace, type AgentInfo } from '../core/herdr/index.
 import { runGit } from './git/run.ts'
 import { createCache } from './cache.ts'
 
-/** Rank of each status in the attention order of spec 1 §2.1; anything else ranks 4. */
+/** `attention_rank`: who needs a person first (blocked, then done, working, idle); anything else ranks 4. */
 const ATTENTION: Record<string, number> = { blocked: 0, done: 1, working: 2, idle: 3, unknown: 4 }
 
 export function attentionRank(status: unknown): number {

@@ -27,7 +27,10 @@ import { createSessionPanes, type SessionLink, type SessionPanes } from './inges
 import { createReconciler } from './ingest-reconcile.ts'
 import { createReplayWindow } from './ingest-replay.ts'
 
-/** The global lifecycle kinds of spec 3 §6.1 (`pane.output_changed` deliberately not). */
+/**
+ * herdr's session-wide lifecycle events, relayed on /events (docs/api-websockets.md);
+ * `pane.output_changed` is deliberately not subscribed: /events never delivers it.
+ */
 export const LIFECYCLE_SUBSCRIPTIONS = [
   'workspace.created',
   'workspace.updated',
@@ -58,7 +61,7 @@ export const LIFECYCLE_SUBSCRIPTIONS = [
 const MAY_DROP_PANES = new Set(['tab_closed', 'workspace_closed', 'worktree_removed', 'layout_updated'])
 
 export interface IngestOptions {
-  /** Reconnect and per-pane watcher retry period; the spec says about 2 s. */
+  /** Reconnect and per-pane watcher retry period (default 2 s, so a herdr restart is noticed within seconds). */
   retryMs?: number
   /** Quiet time that ends the replay window after a (re)connect. */
   settleMs?: number

@@ -1,5 +1,5 @@
 /**
- * herdr's key-name grammar (protocol doc §5.1), checked on the bridge before anything is sent:
+ * The key names herdr's `pane.send_keys` accepts, checked on the bridge before anything is sent:
  * herdr itself rejects a bad key with `invalid_key`, but a request that mixes text and keys
  * would already have typed the text by then.
  */

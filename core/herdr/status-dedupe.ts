@@ -1,6 +1,8 @@
 /**
  * The per-session record of the last agent status announced for each pane, so a transition is
- * published once however many herdr events report it (reference-facts 1.7).
+ * published once however many herdr events report it (the per-pane status event, `pane_created`,
+ * `pane_updated` and `pane_agent_detected` can all carry the same change). Seeded from the
+ * snapshot on every (re)connect, so a state that already held is not announced again.
  */
 
 export interface PaneStatus {

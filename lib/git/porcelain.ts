@@ -63,7 +63,10 @@ export function parseStatusV2(out: string): StatusRead {
   return read
 }
 
-/** Index/worktree letters → the spec's label: anything added is added, then deleted, else modified. */
+/**
+ * Index/worktree letters → the file's `status` in /diff: a rename or copy is renamed, then anything
+ * added is added, then deleted, else modified.
+ */
 export function labelFor(xy: string): FileStatus {
   if (xy.includes('R') || xy.includes('C')) return 'renamed'
   if (xy.includes('A')) return 'added'

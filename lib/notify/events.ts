@@ -34,7 +34,7 @@ export interface AlertEvent {
   url: string
   /** Label of the card's confirm option, when the blocked card has one (web push offers Approve). */
   approve?: string
-  /** The FCM data keys of spec 1 §6.1 (every value a string), without `render`. */
+  /** The alert's FCM data map (type, agent, status, state_change_seq, server_id, …; every value a string), without `render`. */
   fcm_data: Record<string, string>
   /** Devices that muted this pane: the per-device channels skip them. */
   muted: string[]

@@ -1,4 +1,4 @@
-/** Unified-diff builders for tool calls and results (reference-facts §5.2), capped. */
+/** Unified-diff builders for tool calls and results (the entries' `tool.diff` and `result.diff`), capped. */
 import { capRunes, isObj } from './entry.ts'
 
 export const DIFF_LINE_CAP = 400

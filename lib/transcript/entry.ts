@@ -1,4 +1,7 @@
-/** The kind-agnostic transcript schema of spec 3 §2.2, and the text rules every reader shares. */
+/**
+ * The kind-agnostic transcript entry every /agent-transcript stream carries (docs/agent-kinds.md,
+ * docs/api-websockets.md), and the text rules every reader shares.
+ */
 
 export type Role = 'user' | 'assistant' | 'system'
 export type EntryKind = 'message' | 'thinking' | 'tool_call' | 'tool_result' | 'attachment'

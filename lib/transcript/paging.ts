@@ -1,4 +1,8 @@
-/** Page arithmetic of spec 3 §2.2 / §4.2 over the seqs first..total (first = 1 unless truncated). */
+/**
+ * Page arithmetic of /agent-transcript (docs/api-websockets.md: the newest 150 entries on connect,
+ * `load_older` pages of 150 by default, at most 500) over the seqs first..total (first = 1
+ * unless truncated).
+ */
 
 export const NEWEST_PAGE = 150
 export const OLDER_DEFAULT = 150

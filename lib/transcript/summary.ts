@@ -1,6 +1,6 @@
 /**
- * The card's headline, detail and recent lines from the agent's own transcript (spec 2 §1: the
- * conversation is read from the transcript store, the blocked prompt from the screen). Only the
+ * The card's headline, detail and recent lines from the agent's own transcript (the conversation
+ * is read from the transcript, the blocked prompt from the screen: a prompt is UI). Only the
  * file's last 64 KiB is read.
  */
 import type { Summary } from '../card.ts'

@@ -9,7 +9,8 @@ import { checkCwd, clampTimeout, deriveName, NAME_RE } from './rules.ts'
 import { launch, stopToPrompt } from './launch.ts'
 
 /**
- * Agent lifecycle (spec 1 §4.5). Errors are short plain-text bodies (clients show them).
+ * Agent lifecycle: start, restart and stop an agent in a pane. Errors are short plain-text bodies
+ * (clients show them).
  *   GET  /agents/available  {agents: [{kind, path, state_reporting}], known_kinds, discovery}
  *   POST /agent/start       {kind, pane_id | split_from | workspace_id, cwd?, prompt?, name?,
  *                           direction?, label?, timeout_ms?} → {pane_id, tab_id, workspace_id, kind,
@@ -111,7 +112,8 @@ export default defineBridgePlugin({
 
         const shell = await waitForPrompt(ctx.herdr, session, paneId, PROMPT_WAIT_MS)
         if (!shell.atPrompt) {
-          // Spec 1 §4.5: a pane not at a prompt is 409 for every targeting form, new panes included.
+          // 409 when the pane is not at a shell prompt, for every targeting form, new panes included:
+          // the launch command would be typed into whatever runs there.
           if (created) fail(409, `the new pane ${ids.pane_id} did not reach a shell prompt within ${PROMPT_WAIT_MS / 1000} s`)
           fail(409, `pane ${ids.pane_id} is busy running ${shell.busyWith}`.slice(0, 400))
         }

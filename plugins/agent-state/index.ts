@@ -1,7 +1,7 @@
 /**
  * agent-state: the parsed state card and the permission-mode cycle.
  *
- *   GET  /agent-state?pane=<pane_id>[&recent=1]   card of spec 2 §2.1 (device; ?token= accepted)
+ *   GET  /agent-state?pane=<pane_id>[&recent=1]   the card, `cardSchema` below (device; ?token= accepted)
  *   POST /agent-mode/cycle {pane}                 one step around the permission-mode ring (device)
  *
  * Reads each kind's `screen` (and `question`) capability from the registry; the kind plugins
@@ -16,7 +16,7 @@ import { cycleMode } from './mode-cycle.ts'
 
 const STATUS = v.picklist(['idle', 'working', 'blocked', 'done', 'unknown'])
 
-/** Spec 2 §2.1, the same for every kind; `blocked` only while agent_status is blocked. */
+/** The card, the same shape for every kind; `blocked` only while agent_status is blocked. */
 const cardSchema = v.object({
   pane_id: v.string(),
   agent_kind: v.string(),

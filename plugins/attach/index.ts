@@ -5,7 +5,7 @@ import { attachQuery } from './frames.ts'
 import { startRelay, type Relay, type RelayLimits, type RelayOptions } from './relay.ts'
 
 /**
- * Live terminal (spec 3 §2.3, §4.3).
+ * Live terminal (frames and close codes: docs/api-websockets.md).
  *   WS /attach?pane=<id>&token=<bearer>[&mode=control|observe][&cols=C&rows=R][&takeover=1]
  *
  * Streams through herdr's CLI (`BRIDGE_HERDR_BIN`): `terminal session control` (default) or

@@ -10,8 +10,8 @@ import { receiveToFile, OverCap } from './receive.ts'
 import { DirMoved, type HeldDir } from '../../lib/open-confined.ts'
 
 /**
- * Attachments dropped into a pane's tree (spec 1 §4.3). Raw `application/octet-stream` bodies;
- * the type comes from the bytes, the name from the bridge.
+ * Attachments dropped into a pane's tree. Raw `application/octet-stream` bodies; the type comes
+ * from the bytes, the name from the bridge.
  *   POST /image?pane=   png, jpeg, gif, webp; ≤ 10 MiB   → <cwd>/.herdr-bridge/images/
  *   POST /file?pane=    pdf, docx, pptx; ≤ 25 MiB        → <cwd>/.herdr-bridge/files/
  */

@@ -6,7 +6,7 @@ import { branchInfo, type WorktreeListResult } from './info.ts'
 import { deleteBranch } from './delete.ts'
 
 /**
- * Deleting a finished worktree's branch (spec 1 §4.8). Errors are JSON `{error}`.
+ * Deleting a finished worktree's branch. Errors are JSON `{error}`.
  *   GET  /branch-info?workspace_id=               preflight while the space still exists
  *   POST /branch-delete {repo_root, branch, force?}   after worktree.remove; rules re-checked
  */

@@ -5,7 +5,7 @@ import { deriveRoots } from './roots.ts'
 import { listDirectory, resolveBrowsePath } from './list.ts'
 
 /**
- * Read-only directory browser (spec 1 §4.6).
+ * Read-only directory browser.
  *   GET /browse?path=&hidden=1   directories only, confined to the derived roots; 403 outside,
  *                                404 missing inside a root; at most 500 entries (`truncated`).
  */

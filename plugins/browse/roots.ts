@@ -23,8 +23,9 @@ function real(p: string): string | undefined {
 }
 
 /**
- * Spec 1 §4.6: home plus the parent of every directory where a space is open, minus `/` and
- * any ancestor of home, each resolved through symlinks, and roots nested in another root dropped.
+ * The roots /browse is confined to: home plus the parent of every directory where a space is
+ * open, minus `/` and any ancestor of home, each resolved through symlinks, and roots nested in
+ * another root dropped.
  */
 export function deriveRoots(home: string, spaceDirs: string[]): BrowseRoot[] {
   const realHome = real(home)

@@ -3,7 +3,7 @@ import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
 import { fail } from '../../core/respond.ts'
 
 /**
- * Slash commands of the agent in a pane (spec 1 §4.4).
+ * Slash commands of the agent in a pane.
  *   GET /commands?pane=   {pane, agent_kind, commands}; 404 unknown or plain pane; a kind without
  *                         a command surface → 200 with an empty list.
  * Asks the pane's kind for its `commands` capability (kind plugins read them from disk on every

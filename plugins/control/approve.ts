@@ -1,4 +1,4 @@
-/** The outcome of `/approve` before any keystroke (spec 1 §3, exact reason texts). */
+/** The outcome of `/approve` before any keystroke, with the exact reason texts clients show. */
 export function approveOutcome(agent: { agent_status?: unknown; state_change_seq?: unknown } | null, seq: number): { applied: boolean; reason: string } {
   if (!agent) return { applied: false, reason: 'no such agent' }
   const status = typeof agent.agent_status === 'string' && agent.agent_status ? agent.agent_status : 'unknown'

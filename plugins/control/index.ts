@@ -80,8 +80,8 @@ export default defineBridgePlugin({
             }
           }
         } catch (err) {
-          // Spec 1 §7: every /approve outcome past the body check is a 200 with `applied`,
-          // including a multiplexer that cannot be reached; nothing was pressed.
+          // Every /approve outcome past the body check is a 200 with `applied`, including a
+          // multiplexer that cannot be reached; nothing was pressed.
           if (!(err instanceof HerdrError)) throw err
           applied = false
           reason = `herdr: ${err.code}: ${err.message}`

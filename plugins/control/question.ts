@@ -3,9 +3,9 @@ import type { AgentInfo } from '../../core/herdr/index.ts'
 import type { QuestionAnswer, QuestionService } from '../../lib/card.ts'
 
 /**
- * Spec 1 §4.2: for a kind whose blocked question is a managed service form, the default choice
- * (/approve), a bare option number and free text (/send) and `key: esc` are answered through the
- * service, not typed. Keystrokes remain the fallback when the service has no pending question.
+ * For a kind whose blocked question is a managed service form, the default choice (/approve), a
+ * bare option number and free text (/send) and `key: esc` are answered through the service, not
+ * typed. Keystrokes remain the fallback when the service has no pending question.
  */
 export function answerForSend(input: { text?: string; key?: string }): QuestionAnswer | null {
   if (input.key) return input.key.trim().toLowerCase() === 'esc' || input.key.trim().toLowerCase() === 'escape' ? { dismiss: true } : null

@@ -7,7 +7,7 @@ import { GitFailure, runGit } from '../../lib/git/run.ts'
 import { clampWindow, EXPAND_MAX_LINES, readSlice } from './expand.ts'
 
 /**
- * Working-tree changes of an agent pane (spec 2 §2.2, §2.3, §4.2, §4.3).
+ * Working-tree changes of an agent pane.
  *   GET /diff?pane=&context=                     branch, git context, one diff per changed file
  *   GET /diff/expand?pane=&path=&start=&count=   unchanged lines of a working-tree file
  */
@@ -57,7 +57,7 @@ export default defineBridgePlugin({
           const read = await readGit(cwd, { diff: !contextOnly, env: ctx.env })
           return { branch: read.git.branch, git: read.git, files: read.files }
         } catch (err) {
-          // Spec 2 §7 gives one 502 body for any git failure, the diff half included.
+          // Any git failure is one 502 body, `git status ...: <stderr>`, the diff half included.
           if (err instanceof GitFailure) fail(502, err.message.replace(/^git \S+ \.\.\.:/, 'git status ...:'))
           throw err
         }
@@ -75,8 +75,8 @@ export default defineBridgePlugin({
         eof: v.boolean(),
         total: v.pipe(v.number(), v.integer()),
       }),
-      // Spec 2 §7: every 400 here has the bad-path body and every 404 the no-such-file body,
-      // a pane without an agent included.
+      // Every 400 here has the bad-path body and every 404 the no-such-file body, a pane without an
+      // agent included.
       query: v.pipe(
         v.object({
           pane: v.pipe(v.optional(v.string(), ''), v.description('agent pane id, session-qualified (required)')),

@@ -6,7 +6,7 @@ import { text } from '../../core/respond.ts'
 import { openEventStream, DEFAULT_STREAM, type EventStream, type StreamOptions } from './stream.ts'
 
 /**
- * The unified event stream (spec 3 §4.1).
+ * The unified event stream (frames and close codes: docs/api-websockets.md).
  *   WS /events?token=   device; snapshot frame, then every bus event in seq order, heartbeats
  *                       401 before the upgrade, 426 for a plain GET, 503 when turned off
  *                       close 1000 (client frame, shutdown), 4000 lagged, 1011 snapshot failed
@@ -31,7 +31,8 @@ const streams = new WeakMap<object, EventStream>()
 export default defineBridgePlugin({
   name: 'events',
   setup: (ctx, options: EventsOptions = {}): EventsState => ({ options: { ...DEFAULT_STREAM, enabled: true, ...options }, peers: new Set(), ...acquireLiveSnapshot(ctx) }),
-  // Spec 3 §7: teardown closes with 1000 or 4000; the core's generic 1001 would come later.
+  // Teardown closes /events with 1000 (clients reconnect on 1000 or 4000); the core's generic
+  // 1001 would come later.
   dispose({ peers, release }) {
     for (const peer of peers) {
       streams.get(peer)?.stop()

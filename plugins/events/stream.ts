@@ -13,7 +13,7 @@ export interface StreamPeer {
 }
 
 export interface StreamOptions {
-  /** `{type:'heartbeat'}` period; the spec says 20 s. */
+  /** `{type:'heartbeat'}` period, 20 s by default (clients reconnect after 50 s of silence). */
   heartbeatMs: number
   /** Bytes queued on the socket beyond which further events wait in the subscriber's queue. */
   maxBufferedBytes: number

@@ -1,7 +1,7 @@
 import { HttpError } from '../../core/respond.ts'
 import { SessionConflictError, stripIds } from '../../core/herdr/ids.ts'
 
-/** herdr methods a client may call through POST /herdr (spec 1 §4.7); everything else is 403. */
+/** herdr methods a client may call through POST /herdr; everything else is 403. */
 export const READ_METHODS: ReadonlySet<string> = new Set([
   'session.snapshot',
   'workspace.list',

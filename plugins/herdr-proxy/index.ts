@@ -6,7 +6,7 @@ import { HerdrError, isDefaultSession, qualify } from '../../core/herdr/index.ts
 import { prepareCall } from './allowlist.ts'
 
 /**
- * The allowlisted herdr proxy (spec 1 §4.7). Errors are JSON `{error}`.
+ * The allowlisted herdr proxy. Errors are JSON `{error}`.
  *   POST /herdr  device {method, params?, session?} → {result}
  *     400 malformed body or contradictory sessions; 403 method not allowed (herdr untouched);
  *     404 unknown session or a herdr `*_not_found`; 405 non-POST; 502 any other herdr failure.
@@ -20,8 +20,8 @@ export default defineBridgePlugin({
       auth: 'device',
       errors: 'json',
       invalid: 'want {method, params}',
-      // The allowlist, the params' shape and the session are checked in prepareCall, in the
-      // order the spec fixes (403 for a method not allowed before any shape error).
+      // The allowlist, the params' shape and the session are checked in prepareCall, in a fixed
+      // order: 403 for a method not allowed comes before any shape error.
       body: v.object({
         method: v.pipe(v.string(), v.trim(), v.nonEmpty(), v.description('an allowlisted herdr method, e.g. pane.read')),
         params: v.pipe(v.optional(v.unknown()), v.description("object of the method's params; ids may be session-qualified")),

@@ -56,7 +56,7 @@ export interface UsageReader {
 }
 
 /**
- * Claude's quota with the caching rules of reference-facts §6: a good answer is reused for a
+ * Claude's quota, with these caching rules: a good answer is reused for a
  * minute; 429 starts a cooldown (Retry-After) during which the last good answer is served; an
  * expired credential never serves stale data. The token is sent only to the endpoint.
  */

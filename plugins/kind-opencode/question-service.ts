@@ -1,7 +1,8 @@
 /**
- * opencode's managed question service (spec 1 §4.2, spec 2 §1): the blocked question is a form
- * held by opencode's local HTTP service, found through its registration file. Every failure
- * (no file, unreachable, 404, odd JSON) reads as "no pending question" so the screen wins.
+ * opencode's managed question service: the blocked question is a form held by opencode's local
+ * HTTP service (read instead of the screen, and answered through it by /approve and /send),
+ * found through its registration file. Every failure (no file, unreachable, 404, odd JSON) reads
+ * as "no pending question" so the screen wins.
  */
 import { readFile, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'

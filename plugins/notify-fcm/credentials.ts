@@ -6,7 +6,8 @@ import type { Credential } from 'firebase-admin/app'
 import type { PushConfig } from '../../core/config.ts'
 
 /**
- * Push credentials in the application-default search order (spec 1 §6.3), first hit wins:
+ * Push credentials in Google's application-default search order (as the README's Alerts section
+ * lists them), first hit wins:
  *   1. config `push.service_account_path` (env BRIDGE_SERVICE_ACCOUNT; default <data dir>/serviceAccount.json)
  *   2. $GOOGLE_APPLICATION_CREDENTIALS
  *   3. the gcloud well-known file ($CLOUDSDK_CONFIG or ~/.config/gcloud)/application_default_credentials.json

@@ -11,8 +11,8 @@ import type { PushSender, SendResult } from './sender.ts'
 
 /**
  * The FCM channel: every paired device's push token gets each alert as two FCM v1 messages and
- * each dismissal as one (spec 1 §6), through firebase-admin. Credentials are looked up at
- * start; the SDK itself is loaded at the first send, so a bridge without them never loads it.
+ * each dismissal as one, through firebase-admin. Credentials are looked up at start; the SDK
+ * itself is loaded at the first send, so a bridge without them never loads it.
  */
 
 export interface FcmOptions {

@@ -1,8 +1,8 @@
 import type { Message } from 'firebase-admin/messaging'
 
 /**
- * The FCM v1 messages of one alert or dismissal for one device token (spec 1 §6.1–6.2,
- * reference-facts §10): the wire format the reference mobile client reads, byte for byte.
+ * The FCM v1 messages of one alert or dismissal for one device token: the wire format the
+ * reference mobile client reads, byte for byte.
  */
 
 export interface AndroidChannels {
@@ -10,7 +10,7 @@ export interface AndroidChannels {
   done: string
 }
 
-/** The channel ids the reference mobile client creates (client-compat §4, R18). */
+/** The channel ids the reference mobile client creates; Android drops a notification for any other. */
 export const DEFAULT_ANDROID_CHANNELS: AndroidChannels = { blocked: 'gothalo_blocked', done: 'gothalo_done' }
 
 /** What an FCM alert is built from: the composed alert and its data keys (without `render`). */

@@ -6,7 +6,7 @@ import { HerdrError } from '../../core/herdr/index.ts'
 import { createPane, waitForPrompt } from '../../core/herdr/panes.ts'
 
 /**
- * Pane creation and closing (spec 1 §4.5); created panes never take the operator's focus.
+ * Pane creation and closing; created panes never take the operator's focus.
  *   POST /pane/new    {split_from? | workspace_id?, direction?, cwd?, label?, command?}
  *                     → {pane_id, tab_id, workspace_id}; `command` is typed and run in the new
  *                     pane; emits bridge `pane_created`

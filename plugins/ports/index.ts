@@ -5,7 +5,7 @@ import { splitId, qualifyId } from '../../core/herdr/index.ts'
 import { portScanner, reachableHost, directUrl } from '../../lib/ports/index.ts'
 
 /**
- * HTTP listeners on the host (spec 1 §4.4).
+ * HTTP listeners on the host.
  *   GET /ports[?pane=]   {ports: [{port, bind, pid, proc, loopback, pane?, agent?, url?}]} sorted by
  *                        port; `pane` keeps that pane's listeners; 502 when the host cannot be scanned.
  */

@@ -1,8 +1,8 @@
 /**
- * What goes into an alert: the text a person reads on a lock screen, and the FCM data keys
- * (spec 1 §6.1) every channel may draw on. Every FCM data value must be a string (FCM rejects
- * anything else and the reference client casts strictly), so this module is the only place data
- * maps are built; the FCM messages around them are the fcm notifier's.
+ * What goes into an alert: the text a person reads on a lock screen, and the FCM data keys every
+ * channel may draw on. Every FCM data value must be a string (FCM rejects anything else and the
+ * reference client casts strictly), so this module is the only place data maps are built; the FCM
+ * messages around them are the fcm notifier's.
  */
 
 export const BODY_MAX = 240

@@ -10,7 +10,7 @@ import { createMuteStore } from './mutes.ts'
 import { readWebConfig } from './web-config.ts'
 
 /**
- * Alerts (spec 1 §3, §4.1, §6): composition here, delivery in the notifier plugins (notify-*).
+ * Alerts (the README's Alerts section): composition here, delivery in the notifier plugins (notify-*).
  *   POST /testpush           device → {ok:true, sent:true, …}: a sample alert through every channel
  *   GET  /push-config        none   → the web client's Firebase web config (camelCase + vapidKey);
  *                                     404 when there is none (mobile clients rely on that)

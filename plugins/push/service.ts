@@ -65,7 +65,7 @@ export function createPushService(ctx: PluginContext, mutes: MuteStore): PushSer
   }
   let closed = false
 
-  /** Starting states are recorded, not alerted (spec 1 §3: no replay at watcher start). */
+  /** Starting states are recorded, not alerted: a state that already held when the watcher started is never replayed. */
   const baselined = (async () => {
     await Promise.all(
       ctx.herdr.sessions().map(async (session) => {

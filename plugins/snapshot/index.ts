@@ -19,7 +19,7 @@ const str = v.optional(v.string())
 /** An element of a herdr array (pane, tab, workspace, layout): herdr's fields verbatim plus `session`. */
 const labelled = v.looseObject({ session: v.string() })
 
-/** Spec 1 §2.1: herdr's agent record verbatim, with the fields the bridge adds. */
+/** One of `agents[]`: herdr's agent record verbatim, with the fields the bridge adds. */
 export const agentSchema = v.looseObject({
   pane_id: v.string(),
   agent: str,

@@ -11,7 +11,7 @@ import { createRelayHub, type RelayHub } from './relay.ts'
 import { createCache, type Cache } from '../../lib/cache.ts'
 
 /**
- * Context actions for a pane (spec 1 §4.4).
+ * Context actions for a pane.
  *   GET /suggestions?pane=   {pane, suggestions: [{kind, performer, label, detail, action, params,
  *                            rank}]}: at most 3, rank descending; cached 6 s per pane over the
  *                            host-wide port scan (cached 5 s). 404 unknown pane.

@@ -33,10 +33,10 @@ export interface SuggestionInput {
 const OP_LABEL: Record<string, string> = { merge: 'merge', rebase: 'rebase', 'cherry-pick': 'cherry-pick', revert: 'revert' }
 
 /**
- * The pane's context actions (spec 1 §4.4): rank descending, at most three; an unfinished
- * merge/rebase/cherry-pick outranks and suppresses everything else. Ranks: git_conflict 30,
- * dev_server 25, git_dirty 20, create_pr 18 (our choice: below reviewing local changes, above
- * a local-only server), dev_server_local 15, shell_idle 10.
+ * The pane's context actions: rank descending, at most three; an unfinished merge/rebase/cherry-pick
+ * outranks and suppresses everything else. Ranks: git_conflict 30, dev_server 25, git_dirty 20,
+ * create_pr 18 (our choice: below reviewing local changes, above a local-only server),
+ * dev_server_local 15, shell_idle 10.
  */
 export function buildSuggestions(i: SuggestionInput): Suggestion[] {
   const g = i.git

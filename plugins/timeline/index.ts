@@ -7,7 +7,7 @@ import { readJson } from '../../storage/index.ts'
 import { createRecorder, type Recorder, type AgentRow } from './recorder.ts'
 
 /**
- * Agent activity history (spec 1 §4.4), recorded from the bus.
+ * Agent activity history, recorded from the bus.
  *   GET /timeline?limit&pane   device → {entries (newest first), limit}; 400 bad limit; 503 no recorder
  *
  * Options: `enabled` (default true), `flushMs` (persist period when dirty, default 5 s).
@@ -31,7 +31,7 @@ const KEY = 'timeline.json'
 const DEFAULT_LIMIT = 100
 const MAX_LIMIT = 500
 
-/** `limit` as the spec wants it: absent → 100, a positive integer capped at 500, else null. */
+/** `limit`: absent → 100, a positive integer capped at 500, else null (a 400). */
 export function parseLimit(raw: unknown): number | null {
   if (raw === undefined) return DEFAULT_LIMIT
   if (typeof raw !== 'string' || !/^\d{1,9}$/.test(raw.trim())) return null

@@ -1,6 +1,6 @@
 /**
- * The activity timeline: agent status spans turned into a bounded ring of entries
- * (reference-facts §12). Pure state; persistence and the bus live in index.ts.
+ * The activity timeline: agent status spans turned into a bounded ring of entries (at most 1500,
+ * none older than 72 h). Pure state; persistence and the bus live in index.ts.
  */
 
 export interface TimelineEntry {
@@ -9,7 +9,7 @@ export interface TimelineEntry {
   agent: string
   session: string
   workspace: string
-  /** The row's human name (client-compat R16), when herdr gave the agent one. */
+  /** The row's human name, when herdr gave the agent one; clients fall back to the kind name. */
   title?: string
   from?: string
   to: string

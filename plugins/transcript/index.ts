@@ -1,5 +1,6 @@
 /**
- * transcript — the structured conversation of an agent pane (spec 3 §2.2, §3.1, §4.2).
+ * transcript — the structured conversation of an agent pane (frames and close codes:
+ * docs/api-websockets.md).
  *
  *   WS /agent-transcript?pane=&token=[&subagent=]   hello, newest page, live tail, load_older,
  *                                                    session rotation, roster updates

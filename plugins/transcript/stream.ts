@@ -1,7 +1,7 @@
 /**
- * One /agent-transcript connection (spec 3 §3.1): hello, newest page, backlog_complete, then a
- * polled live tail, load_older pages, session rotation and roster updates. Every step runs on one
- * queue so frames never interleave mid-sequence.
+ * One /agent-transcript connection: hello, newest page, backlog_complete, then a polled live tail,
+ * load_older pages, session rotation and roster updates. Every step runs on one queue so frames
+ * never interleave mid-sequence.
  */
 import type { Entry, RosterRow } from '../../lib/transcript/entry.ts'
 import type { Located, TranscriptReader, TranscriptSource } from '../../lib/transcript/locate.ts'

@@ -2,7 +2,7 @@ import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
 
 /**
- * Quota usage of agent kinds that have one (spec 1 §4.4).
+ * Quota usage of agent kinds that have one.
  *   GET /usage   {fetched_at, <kind>: {available, reason?, subscription_type?, <window>…}}
  *
  * One key per kind whose plugin contributes a `usage` capability; a reader that throws answers

@@ -1,7 +1,8 @@
 /**
- * Which subagents the parent transcript says are finished (spec 3 §3.1, roster done semantics):
- * completion notifications keyed by agent id, and results of synchronous spawns keyed by
- * tool-use id. Scanned incrementally per parent file; only complete lines; reset on shrink.
+ * Which subagents the parent transcript says are finished (the roster's `done`): an asynchronous
+ * spawn is done once its completion notification arrives (keyed by agent id), a synchronous one
+ * once its call returns a result (keyed by tool-use id). Scanned incrementally per parent file;
+ * only complete lines; reset on shrink.
  */
 import { open } from 'node:fs/promises'
 import { createCache, scanLines, isObj } from '../../../lib/kit.ts'

@@ -1,4 +1,7 @@
-/** Where claude keeps a session's transcript (reference-facts §5.1). Never guesses another session's file. */
+/**
+ * Where claude keeps a session's transcript: `~/.claude/projects/<encoded cwd>/<session id>.jsonl`.
+ * Never guesses another session's file.
+ */
 import { readdir } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 import { cwdsOf, isFile, locateByCwd, newestSession, parseJsonRecord, readHeadLines, SAFE_NAME, sessionValue, type LocateInput, type Location } from '../../../lib/kit.ts'

@@ -1,4 +1,4 @@
-/** One claude JSONL line → 0..n entries (reference-facts §5.2). Never throws. */
+/** One claude JSONL line → 0..n transcript entries (docs/agent-kinds.md). Never throws. */
 import {
   normalizeJsonLine,
   basename,

@@ -1,5 +1,5 @@
 /**
- * One codex rollout line → 0..n entries (spec 3 §2.2). Never throws.
+ * One codex rollout line → 0..n transcript entries (docs/agent-kinds.md). Never throws.
  *
  * A rollout line is `{timestamp, type, payload}`: `session_meta`, `turn_context` and `event_msg`
  * carry no conversation of their own (event_msg repeats the messages as UI events); a

@@ -1,5 +1,5 @@
 /**
- * opencode's stored parts → the spec's entries. A part is final when opencode has finished
+ * opencode's stored parts → transcript entries. A part is final when opencode has finished
  * writing it: text and reasoning once their `time.end` is set (or the message completed), a
  * tool's call once its input is known (running), its result once it completed or failed.
  */

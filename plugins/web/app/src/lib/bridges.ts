@@ -48,7 +48,7 @@ export function normalizeBaseUrl(input: string): string | null {
   return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`
 }
 
-/** WebSocket routes sit at the server root (client-compat: a base path is dropped for WS). */
+/** WebSocket routes sit at the server root: a base path is dropped for WS, as the mobile app drops it. */
 export function wsUrl(base: string, path: string, params: Record<string, string>): string {
   const u = new URL(base)
   const q = new URLSearchParams(params).toString()

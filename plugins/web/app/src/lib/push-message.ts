@@ -1,7 +1,7 @@
 /**
- * What the service worker does with one push (spec 1 §6.1/6.2, client-compat §4), from FCM or
- * from the bridge's own Web Push channel. Pure, so it is tested without a browser;
- * firebase-messaging-sw.ts only carries the decision out.
+ * What the service worker does with one push (an alert or a dismissal, read the way the mobile
+ * app reads it), from FCM or from the bridge's own Web Push channel. Pure, so it is tested
+ * without a browser; firebase-messaging-sw.ts only carries the decision out.
  *
  * FCM delivers `{data: {...}, notification?: {...}, from, fcmMessageId, ...}` as the push's JSON
  * body; only `data` is read (every value a string).

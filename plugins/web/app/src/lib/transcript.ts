@@ -1,4 +1,4 @@
-/** Client state of one /agent-transcript stream (spec 3 §2.2, §3.1). */
+/** Client state of one /agent-transcript stream (frames: docs/api-websockets.md). */
 export interface Entry {
   id: string
   seq: number

@@ -3,7 +3,7 @@ import { html } from '../ui.ts'
 import type { Api } from '../lib/api.ts'
 import { fitFont, MIN_FONT, paneSize, type Size } from '../lib/pane-size.ts'
 
-/** Bytes for the key bar (spec 3 §2.3: Esc 0x1b, Ctrl+C 0x03, arrows as CSI sequences). */
+/** Bytes for the key bar, typed into the pane as /attach input (Esc 0x1b, Ctrl+C 0x03, arrows as CSI sequences). */
 export const KEYS: Array<[string, string, string]> = [
   ['Esc', '\x1b', 'Escape'],
   ['Tab', '\t', 'Tab'],
