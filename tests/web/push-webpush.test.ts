@@ -44,7 +44,9 @@ afterAll(async () => {
 async function notifications() {
   const p = await browser.context.newPage()
   try {
-    await p.goto(bridge.url + '/manifest.webmanifest')
+    p.setDefaultTimeout(60_000)
+    // Any page of the origin reaches the worker's registration; nothing on it needs to load.
+    await p.goto(bridge.url + '/manifest.webmanifest', { waitUntil: 'commit' })
     return await read(p)
   } finally {
     await p.close()
@@ -193,7 +195,9 @@ describe('web push without Firebase', () => {
     await vi.waitFor(async () => expect(await notifications()).toHaveLength(1), { timeout: 20_000, interval: 100 })
     await page.goto(bridge.url + '/')
     await click('')
-    await vi.waitFor(() => expect(page.url()).toBe(`${bridge.url}/#/open/${sid}/w1%3Ap1`), { timeout: 20_000, interval: 100 })
+    // The app turns #/open/<server id>/<pane> into its own #/agent/<bridge>/<pane> at once, so on a
+    // slow machine the first form can come and go between two looks: either one is the pane.
+    await vi.waitFor(() => expect(page.url()).toMatch(new RegExp(`^${bridge.url}/#/(open/${sid}|agent/b1)/w1%3Ap1(/|$)`)), { timeout: 20_000, interval: 100 })
     expect(await notifications()).toEqual([])
     await cdp.detach()
   }, 90_000)
