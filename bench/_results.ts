@@ -78,12 +78,14 @@ export function sectionBody(record: RunRecord, printed: string[]): string {
 }
 
 function runsTable(sections: Section[]): string {
-  const rows = sections.map(({ name, body }) => {
-    const r = recordOf(body)
-    if (!r) return `| ${name} | not recorded | | | | | |`
-    const load = r.load === null ? '—' : r.load.toFixed(1)
-    return `| ${name} | ${r.date.slice(0, 16).replace('T', ' ')} | Node ${r.node}, ${r.cpu}, ${r.mem_gib} GiB | ${load} | ${r.seconds === null ? '—' : `${r.seconds.toFixed(1)} s`} | ${r.status === 'ok' ? 'ran' : '**FAILED**'} |`
-  })
+  // A section without a run record is prose kept between runs (the misses and their reasons).
+  const rows = sections
+    .filter(({ body }) => recordOf(body))
+    .map(({ name, body }) => {
+      const r = recordOf(body)!
+      const load = r.load === null ? '—' : r.load.toFixed(1)
+      return `| ${name} | ${r.date.slice(0, 16).replace('T', ' ')} | Node ${r.node}, ${r.cpu}, ${r.mem_gib} GiB | ${load} | ${r.seconds === null ? '—' : `${r.seconds.toFixed(1)} s`} | ${r.status === 'ok' ? 'ran' : '**FAILED**'} |`
+    })
   return ['| Section | Run (UTC) | Machine | Load (1 min) at start | Took | Result |', '|---|---|---|---|---|---|', ...rows].join('\n')
 }
 
@@ -93,7 +95,8 @@ export function mergeResults(existing: string, fresh: Section[]): string {
   const kept = parseResults(existing).filter((s) => !HEADER_SECTIONS.includes(s.name))
   const byName = new Map(kept.map((s) => [s.name, s]))
   for (const s of fresh) byName.set(s.name, s)
-  const sections = [...byName.values()].sort((a, b) => a.name.localeCompare(b.name))
+  const recorded = (s: Section) => (recordOf(s.body) ? 0 : 1)
+  const sections = [...byName.values()].sort((a, b) => recorded(a) - recorded(b) || a.name.localeCompare(b.name))
   const head = [TITLE, INTRO, '## Targets', TARGETS, '## Runs', runsTable(sections)].join('\n\n')
   return `${head}\n\n${sections.map((s) => `## ${s.name}\n\n${s.body}\n`).join('\n')}`
 }

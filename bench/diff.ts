@@ -67,8 +67,9 @@ export async function run(): Promise<void> {
       await status()
       await diff()
     }
-    const http = async (q: string) => {
-      const res = await bridge.request(`/diff?pane=${encodeURIComponent(pane)}${q}`)
+    // Timed plain, like the floor's raw output; what compression adds is reported apart below.
+    const http = async (q: string, encoding = 'identity') => {
+      const res = await bridge.request(`/diff?pane=${encodeURIComponent(pane)}${q}`, { headers: { 'accept-encoding': encoding } })
       if (res.status !== 200) throw new Error(`/diff answered ${res.status}: ${await res.text()}`)
       return res.json()
     }
@@ -87,6 +88,7 @@ export async function run(): Promise<void> {
       read: [] as number[],
       coldFloor: [] as number[],
       coldFull: [] as number[],
+      gzip: [] as number[],
     }
     let edits = 0
     /** A real change: one modified file gets new content (and a new mtime and size). */
@@ -119,6 +121,7 @@ export async function run(): Promise<void> {
       await time(ms.ctx, () => http('&context=1'))
       await time(ms.herdr, agentGet)
       await time(ms.read, () => readGit(dir, { diff: true, env: bridge.env }))
+      await time(ms.gzip, () => http('', 'gzip'))
     }
     const f = (x: number) => x.toFixed(1).padStart(7)
     const kib = (JSON.stringify(first).length / 1024).toFixed(0)
@@ -129,6 +132,7 @@ export async function run(): Promise<void> {
     console.log(`  GET /diff?context=1                            p50 ${f(pct(ms.ctx, 50))} ms  p99 ${f(pct(ms.ctx, 99))} ms`)
     console.log(`  herdr agent.get round trip (simulator)        p50 ${f(pct(ms.herdr, 50))} ms`)
     console.log(`  readGit in-process (no HTTP, no herdr)         p50 ${f(pct(ms.read, 50))} ms`)
+    console.log(`  (information) GET /diff, Accept-Encoding: gzip (compressed, then decoded by this client)  p50 ${f(pct(ms.gzip, 50))} ms`)
     const r = (a: number[]) => (pct(a, 50) / pct(ms.floor, 50)).toFixed(2)
     console.log(`  cold: floor after a change                     p50 ${f(pct(ms.coldFloor, 50))} ms  p99 ${f(pct(ms.coldFloor, 99))} ms`)
     console.log(`  cold: GET /diff after a change                 p50 ${f(pct(ms.coldFull, 50))} ms  p99 ${f(pct(ms.coldFull, 99))} ms`)

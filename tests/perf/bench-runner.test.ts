@@ -80,3 +80,17 @@ describe('bench/run.ts', () => {
     expect(parseResults(text).map((s) => s.name)).toEqual(['Targets', 'Runs', 'one'])
   })
 })
+
+describe('mergeResults', () => {
+  test('a prose section without a run record is kept after the benchmarks, and left out of the runs table', () => {
+    const record = (name: string) =>
+      `<!-- run {"date":"2026-11-24T10:00:00.000Z","node":"v20","cpu":"2 × cpu","mem_gib":24,"load":0.5,"seconds":1,"status":"ok"} -->\n\n\`\`\`\n${name} ratio 1×\n\`\`\``
+    const first = mergeResults('', [{ name: 'zeta', body: record('zeta') }])
+    const withNotes = `${first}\n## misses\n\nzeta misses its target because of the disk.\n`
+    const merged = mergeResults(withNotes, [{ name: 'alpha', body: record('alpha') }])
+    expect(parseResults(merged).map((s) => s.name)).toEqual(['Targets', 'Runs', 'alpha', 'zeta', 'misses'])
+    expect(merged).toContain('## misses\n\nzeta misses its target because of the disk.\n')
+    expect(merged).not.toMatch(/\| misses \|/)
+    expect(merged).toMatch(/\| alpha \| 2026-11-24 10:00 \|/)
+  })
+})
