@@ -1,6 +1,6 @@
 import { Api } from './lib/api.ts'
 import type { SavedBridge } from './lib/bridges.ts'
-import { bridgesToRegister, deviceKey, loadPushState, parsePushConfig, pruneSent, savePushState, WEBPUSH_STORE, type PushConfig } from './lib/push-state.ts'
+import { bridgesToRegister, deviceKey, loadPushState, parsePushConfig, pruneSent, PUSH_STORE, savePushState, WEBPUSH_STORE, type PushConfig } from './lib/push-state.ts'
 import { isVapidKey, keyBytes, sameKey } from './lib/push-keys.ts'
 import { saveWorkerBridges } from './lib/push-bridges.ts'
 
@@ -107,32 +107,48 @@ export interface SyncResult {
   failed: Array<{ bridge: string; error: string }>
 }
 
+/**
+ * Sends `target` (an FCM token or a Web Push endpoint) to each bridge that lacks it, remembering
+ * in `store` which bridge has which; `send` returns false for a bridge that should be skipped.
+ */
+async function registerEverywhere(bridges: SavedBridge[], target: string, store: string, send: (b: SavedBridge) => Promise<boolean>): Promise<SyncResult> {
+  let state = pruneSent(loadPushState(localStorage, store), bridges)
+  const result: SyncResult = { token: target, registered: [], failed: [] }
+  for (const b of bridgesToRegister(state, bridges, target)) {
+    try {
+      if (!(await send(b))) continue
+      state = { ...state, sent: { ...state.sent, [deviceKey(b)]: target } }
+      result.registered.push(b.key)
+    } catch (err) {
+      result.failed.push({ bridge: b.name || b.url, error: err instanceof Error ? err.message : String(err) })
+    }
+  }
+  savePushState({ ...state, on: true }, localStorage, store)
+  await saveWorkerBridges(bridges).catch(() => {})
+  return result
+}
+
+/** The permission prompt; it must follow the user's click, before anything slow. */
+async function askPermission(): Promise<void> {
+  const perm = await Notification.requestPermission()
+  if (perm !== 'granted') throw new Error(perm === 'denied' ? 'notifications are blocked for this site' : 'notifications were not allowed')
+}
+
 /** Registers the worker, gets the token and sends it to each bridge that lacks it. */
 export async function syncPush(config: PushConfig, bridges: SavedBridge[]): Promise<SyncResult> {
   const reg = await navigator.serviceWorker.register(PUSH_SW, { scope: '/' })
   await pushWorkerActive(reg)
   const { fcmToken } = await import('./lib/fcm.ts')
   const token = await withTimeout(fcmToken(config, reg), TOKEN_TIMEOUT_MS, 'getting a push token')
-  let state = pruneSent(loadPushState(), bridges)
-  const result: SyncResult = { token, registered: [], failed: [] }
-  for (const b of bridgesToRegister(state, bridges, token)) {
-    try {
-      await new Api(b).post('/register-token', { token })
-      state = { ...state, sent: { ...state.sent, [deviceKey(b)]: token } }
-      result.registered.push(b.key)
-    } catch (err) {
-      result.failed.push({ bridge: b.name || b.url, error: err instanceof Error ? err.message : String(err) })
-    }
-  }
-  savePushState({ ...state, on: true })
-  await saveWorkerBridges(bridges).catch(() => {})
-  return result
+  return registerEverywhere(bridges, token, PUSH_STORE, async (b) => {
+    await new Api(b).post('/register-token', { token })
+    return true
+  })
 }
 
-/** The "Enable push" click: permission first (it must follow the gesture), then the sync. */
+/** The "Enable push" click: permission first, then the sync. */
 export async function enablePush(config: PushConfig, bridges: SavedBridge[]): Promise<SyncResult> {
-  const perm = await Notification.requestPermission()
-  if (perm !== 'granted') throw new Error(perm === 'denied' ? 'notifications are blocked for this site' : 'notifications were not allowed')
+  await askPermission()
   return syncPush(config, bridges)
 }
 
@@ -151,26 +167,15 @@ export async function syncWebPush(key: string, bridges: SavedBridge[]): Promise<
   sub ??= await withTimeout(reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(key) }), TOKEN_TIMEOUT_MS, 'subscribing to push')
   const json = sub.toJSON()
   const endpoint = json.endpoint ?? sub.endpoint
-  let state = pruneSent(loadPushState(localStorage, WEBPUSH_STORE), bridges)
-  const result: SyncResult = { token: endpoint, registered: [], failed: [] }
-  for (const b of bridgesToRegister(state, bridges, endpoint)) {
-    try {
-      if ((await webPushKey(b)) !== key) continue
-      await new Api(b).post('/webpush/subscribe', { endpoint, keys: json.keys, expirationTime: json.expirationTime ?? null })
-      state = { ...state, sent: { ...state.sent, [deviceKey(b)]: endpoint } }
-      result.registered.push(b.key)
-    } catch (err) {
-      result.failed.push({ bridge: b.name || b.url, error: err instanceof Error ? err.message : String(err) })
-    }
-  }
-  savePushState({ ...state, on: true }, localStorage, WEBPUSH_STORE)
-  await saveWorkerBridges(bridges).catch(() => {})
-  return result
+  return registerEverywhere(bridges, endpoint, WEBPUSH_STORE, async (b) => {
+    if ((await webPushKey(b)) !== key) return false
+    await new Api(b).post('/webpush/subscribe', { endpoint, keys: json.keys, expirationTime: json.expirationTime ?? null })
+    return true
+  })
 }
 
-/** The "Enable alerts" click with Web Push: permission first (it must follow the gesture), then the subscription. */
+/** The "Enable alerts" click with Web Push: permission first, then the subscription. */
 export async function enableWebPush(key: string, bridges: SavedBridge[]): Promise<SyncResult> {
-  const perm = await Notification.requestPermission()
-  if (perm !== 'granted') throw new Error(perm === 'denied' ? 'notifications are blocked for this site' : 'notifications were not allowed')
+  await askPermission()
   return syncWebPush(key, bridges)
 }
