@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process'
 import { homedir } from 'node:os'
 import type { Agent } from 'node:http'
-import { loadConfig, updateStoredConfig } from '../core/config.ts'
-import { CliError } from './admin-client.ts'
+import { join } from 'node:path'
+import { loadConfig, resolveDataDir, updateStoredConfig } from '../core/config.ts'
+import { CliError, readConfig } from './admin-client.ts'
 import { bridgeCommand } from './errors.ts'
 import { findCredential, describeCredential, gcloudAdcPath, CredentialError, MESSAGING_SCOPE, type FoundCredential } from '../plugins/notify-fcm/credentials.ts'
 import { createFcmSender, useQuotaProject } from '../plugins/notify-fcm/sender.ts'
@@ -66,13 +67,10 @@ export async function pushStatus(opts: PushCliOptions): Promise<void> {
   const env = opts.env ?? process.env
   const home = opts.home ?? env.HOME ?? homedir()
   const out = opts.out ?? ((l: string) => console.log(l))
-  let config
-  try {
-    config = loadConfig({ dir: opts.dir, env, create: false })
-  } catch (err) {
-    const m = /^no config at (\S+):/.exec((err as Error).message)
-    throw new CliError(m ? `no config at ${m[1]}: the data dir is not initialised; \`${bridgeCommand('serve')}\` creates it, or pass your bridge's --dir` : (err as Error).message)
-  }
+  const dataDir = resolveDataDir(opts.dir, env)
+  const config = readConfig(dataDir, env)
+  if (!config)
+    throw new CliError(`no config at ${join(dataDir, 'config.json')}: the data dir is not initialised; \`${bridgeCommand('serve')}\` creates it, or pass your bridge's --dir`)
   let found: FoundCredential | null
   try {
     found = await findCredential({ push: config.push, env, home, httpAgent: opts.httpAgent })

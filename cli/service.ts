@@ -214,7 +214,7 @@ export async function serviceLogs(opts: { follow?: boolean; lines?: string }): P
   supported()
   const n = opts.lines ?? '100'
   if (!/^\d+$/.test(n)) throw new CliError(`bad --lines ${JSON.stringify(n)}: want a number`)
-  if (!isMac()) await requireSession()
+  await requireSession()
   const { code } = isMac()
     ? await run('tail', ['-n', n, ...(opts.follow ? ['-f'] : []), join(homedir(), 'Library', 'Logs', 'herdr-bridge.log')])
     : await run('journalctl', ['--user', '-u', UNIT, '-n', n, '--no-pager', ...(opts.follow ? ['-f'] : [])])
