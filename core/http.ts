@@ -28,7 +28,7 @@ declare module 'h3' {
 }
 
 /** What the bridge keeps in an h3 route's `meta`: who may call it (`?token=` too?) and how its errors read. */
-export type BridgeRouteMeta = Required<Pick<RouteDef, 'auth' | 'queryToken' | 'errors'>>
+type BridgeRouteMeta = Required<Pick<RouteDef, 'auth' | 'queryToken' | 'errors'>>
 
 const bridgeMeta = (r: Partial<BridgeRouteMeta> & Pick<RouteDef, 'auth'>): BridgeRouteMeta => ({
   auth: r.auth,
@@ -82,7 +82,7 @@ export function createHttpApp(loaded: LoadedPlugins, deps: HttpDeps): H3 {
           defineRoute({
             method,
             route: path,
-            meta: { ...bridgeMeta(route) },
+            meta: bridgeMeta(route),
             middleware: [auth, answer(route, deps), ...(readsJson ? [jsonReader(deps.limits, route.invalid)] : [])],
             validate: readsJson ? { body: route.body ?? NO_BODY, onError } : undefined,
             handler: async (event) => {
@@ -102,7 +102,7 @@ export function createHttpApp(loaded: LoadedPlugins, deps: HttpDeps): H3 {
     // The catch-all serves pages; any other method on an unknown path is a wrong path, not a wrong
     // method (a typo'd POST /aprove should say so).
     if (path !== '/**')
-      app.all(path, (event) => errorResponse(405, `${allow} only`, metaOf(event).errors, { allow }), { meta: { ...bridgeMeta([...byMethod.values()][0]) }, middleware: [auth] })
+      app.all(path, (event) => errorResponse(405, `${allow} only`, metaOf(event).errors, { allow }), { meta: bridgeMeta([...byMethod.values()][0]), middleware: [auth] })
   }
   app.all('/**', () => text('not found', 404))
 
@@ -119,7 +119,7 @@ export function createHttpApp(loaded: LoadedPlugins, deps: HttpDeps): H3 {
         }
         return text('upgrade required: this is a WebSocket route', 426, { upgrade: 'websocket' })
       },
-      { meta: { ...bridgeMeta(ws) }, middleware: [auth] },
+      { meta: bridgeMeta(ws), middleware: [auth] },
     )
   }
   return app

@@ -12,22 +12,17 @@ export async function* bodyChunks(
   if (!body) return
   const reader = body.getReader()
   const deadline = opts.totalMs ? Date.now() + opts.totalMs : Infinity
+  const timedOut = (message: string) => new HttpError(408, message, { connection: 'close' })
+  const overdue = () => timedOut(`request body not finished within ${duration(opts.totalMs!)}`)
   let size = 0
   let finished = false
   try {
     for (;;) {
       const wait = Math.min(opts.idleMs, deadline - Date.now())
-      if (wait <= 0) throw new HttpError(408, `request body not finished within ${duration(opts.totalMs!)}`, { connection: 'close' })
+      if (wait <= 0) throw overdue()
       let timer: NodeJS.Timeout | undefined
       const stalled = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          const total = Date.now() >= deadline
-          reject(
-            new HttpError(408, total ? `request body not finished within ${duration(opts.totalMs!)}` : `request body stalled: nothing received for ${duration(opts.idleMs)}`, {
-              connection: 'close',
-            }),
-          )
-        }, wait)
+        timer = setTimeout(() => reject(Date.now() >= deadline ? overdue() : timedOut(`request body stalled: nothing received for ${duration(opts.idleMs)}`)), wait)
       })
       let r: Awaited<ReturnType<typeof reader.read>>
       try {
@@ -57,11 +52,10 @@ const duration = (ms: number) => (ms < 1000 ? `${ms} ms` : `${+(ms / 1000).toFix
  * client trickling bytes cannot hold the connection (docs/security.md).
  */
 export async function readBodyText(req: Request, opts: { idleMs: number; totalMs: number; max: number }): Promise<string> {
-  const limited = { req } as H3Event
   try {
-    assertBodySize(limited, opts.max)
+    assertBodySize({ req } as H3Event, opts.max)
     const chunks: Uint8Array[] = []
-    for await (const c of bodyChunks(limited.req.body, opts)) chunks.push(c)
+    for await (const c of bodyChunks(req.body, opts)) chunks.push(c)
     return Buffer.concat(chunks).toString('utf8')
   } catch (err) {
     if (!HTTPError.isError(err)) throw err

@@ -31,7 +31,6 @@ interface PaneParts {
   announce(pane: string, rec: PaneStatus): void
   /** Reports a pane gone without an event of its own (`pane_closed`, inferred). */
   reportGone(pane: string, workspace: string): void
-  paneNow(pane: string): Promise<PaneInfo | null | undefined>
   /** Forgets a pane's status and stops its watcher. */
   forget(pane: string): void
   /** Checks a pane against `pane.get` (coalesced) and announces what changed. */
@@ -59,7 +58,6 @@ export function createSessionPanes(link: SessionLink, retryMs: number) {
       p.forget(pane)
       link.publish('pane_closed', { type: 'pane_closed', pane_id: q(pane), workspace_id: q(workspace), inferred: true })
     },
-    paneNow: (pane) => paneNow(link, pane),
     forget(pane) {
       book.forget(pane)
       p.watchers.stop(pane)
@@ -97,7 +95,7 @@ async function paneNow(link: SessionLink, pane: string): Promise<PaneInfo | null
 /** A pane checked against `pane.get`: gone, without its agent, or its status announced if it changed. */
 async function verify(p: PaneParts, pane: string): Promise<void> {
   const g = p.link.gen
-  const info = await p.paneNow(pane)
+  const info = await paneNow(p.link, pane)
   if (info === undefined || !isCurrent(p.link, g)) return
   if (!info) {
     if (p.book.has(pane) || p.known.has(pane)) p.reportGone(pane, p.known.get(pane) ?? p.book.get(pane)?.workspace ?? '')
@@ -201,7 +199,7 @@ async function released(p: PaneParts, data: any): Promise<void> {
   const prev = typeof pane === 'string' ? p.book.get(pane) : undefined
   if (!prev) return // not an agent we announced: history, or already handled
   const g = p.link.gen
-  const info = await p.paneNow(pane)
+  const info = await paneNow(p.link, pane)
   if (info === undefined || !isCurrent(p.link, g) || !p.book.has(pane)) return
   if (info?.agent && info.agent === prev.agent) return // still there: a replayed release
   const rec = p.book.commit(pane, typeof data.final_status === 'string' ? data.final_status : undefined, data.agent || prev.agent, data.workspace_id)

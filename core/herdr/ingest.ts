@@ -157,11 +157,12 @@ function createSessionIngester(session: string, deps: IngestDeps, opts: IngestOp
     seeded: false,
     publish: (type, payload) => deps.bus.publish('multiplexer', type, { ...payload, session }),
   }
-  const panes = createSessionPanes(link, opts.retryMs ?? 2000)
+  const retryMs = opts.retryMs ?? 2000
+  const panes = createSessionPanes(link, retryMs)
   const run: SessionRun = {
     link,
     deps,
-    retryMs: opts.retryMs ?? 2000,
+    retryMs,
     probeMs: opts.probeMs ?? 30_000,
     panes,
     reconciler: createReconciler(link, panes),
