@@ -45,6 +45,18 @@ export async function openConfined(file: string, base: string): Promise<{ fh: Fi
   }
 }
 
+/** Up to `max` bytes from the start of an opened file; fewer when it ends first (or grew since a stat). */
+export async function readUpTo(fh: FileHandle, max: number): Promise<Buffer> {
+  const buf = Buffer.alloc(max)
+  let got = 0
+  while (got < max) {
+    const { bytesRead } = await fh.read(buf, got, max - got, got)
+    if (!bytesRead) break
+    got += bytesRead
+  }
+  return buf.subarray(0, got)
+}
+
 /**
  * A directory held open by its descriptor. On Linux every name is reached through
  * `/proc/self/fd/N/<name>`, which the kernel resolves to the directory that was opened (an

@@ -5,7 +5,7 @@
  * a fifo or socket is never opened), and never more than the cap.
  */
 import { lstat, readlink } from 'node:fs/promises'
-import { openConfined } from '../open-confined.ts'
+import { openConfined, readUpTo } from '../open-confined.ts'
 
 export const UNTRACKED_CAP = 64 * 1024
 export const TRUNCATED_MARKER = '… (truncated)'
@@ -28,18 +28,9 @@ export async function synthesizeUntracked(absPath: string, path: string, base: s
       const { fh, st: opened } = await openConfined(absPath, base)
       try {
         // Judged again on what was opened: a fifo or directory swapped in since the lstat reads as empty.
-        bytes = Buffer.alloc(0)
-        if (opened.isFile()) {
-          const buf = Buffer.alloc(UNTRACKED_CAP + 1)
-          let got = 0
-          while (got < buf.length) {
-            const { bytesRead } = await fh.read(buf, got, buf.length - got, got)
-            if (bytesRead === 0) break
-            got += bytesRead
-          }
-          truncated = got > UNTRACKED_CAP
-          bytes = buf.subarray(0, Math.min(got, UNTRACKED_CAP))
-        }
+        const head = opened.isFile() ? await readUpTo(fh, UNTRACKED_CAP + 1) : Buffer.alloc(0)
+        truncated = head.length > UNTRACKED_CAP
+        bytes = head.subarray(0, UNTRACKED_CAP)
       } finally {
         await fh.close()
       }

@@ -2,7 +2,7 @@
  * GET /diff/expand: a slice of a working-tree file, confined to the pane's tree.
  */
 import { realpath } from 'node:fs/promises'
-import { leavesTree, openConfined, OutsideTree } from '../../lib/open-confined.ts'
+import { leavesTree, openConfined, OutsideTree, readUpTo } from '../../lib/open-confined.ts'
 import { isAbsolute, join, relative } from 'node:path'
 import { HttpError } from '../../core/respond.ts'
 import { decodeText } from '../../lib/git/untracked.ts'
@@ -80,15 +80,8 @@ export async function readSlice(tree: string, path: string, start: number, count
   let buf: Buffer
   try {
     // Read at most the cap + 1 even if the file grew since the stat.
-    buf = Buffer.alloc(Math.min(st.size, EXPAND_MAX_BYTES) + 1)
-    let got = 0
-    while (got < buf.length) {
-      const { bytesRead } = await fh.read(buf, got, buf.length - got, got)
-      if (!bytesRead) break
-      got += bytesRead
-    }
-    if (got > EXPAND_MAX_BYTES) throw new HttpError(415, `not a text file: ${path}`)
-    buf = buf.subarray(0, got)
+    buf = await readUpTo(fh, Math.min(st.size, EXPAND_MAX_BYTES) + 1)
+    if (buf.length > EXPAND_MAX_BYTES) throw new HttpError(415, `not a text file: ${path}`)
   } finally {
     await fh.close()
   }

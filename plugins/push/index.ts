@@ -129,7 +129,7 @@ export default defineBridgePlugin({
       async handler({ body, ctx, state }) {
         const wanted = body.channel ? [body.channel] : [...KNOWN_CHANNELS]
         const r = await within(state.fanoutAlert(testAlert(ctx), { seq: 0, test: true, channels: wanted }), NOTIFY_TEST_WAIT_MS)
-        const loaded = new Set(notifyChannels(ctx.bus))
+        const loaded = notifyChannels(ctx.bus)
         const line = (channel: string): Delivery & { channel: string } => {
           if (!loaded.has(channel)) return { channel, sent: 0, total: 0, enabled: false, note: `not loaded: add the notify-${channel} plugin to bridge.config.ts` }
           const d = r?.channels[channel]
