@@ -1,22 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, mkdirSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa, type Result } from 'execa'
 import { expect, vi } from 'vitest'
 import { REPO_ROOT } from '../harness/bridge.ts'
+import { freePort } from '../harness/serve.ts'
+
+export { freePort }
 
 export const BIN = join(REPO_ROOT, 'cli/bin.mjs')
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
-}
 
 /** A temp root with its own HOME, data dir and runtime dir (run files), and the env to match. */
 export function sandbox(prefix = 'bridge-cli-') {

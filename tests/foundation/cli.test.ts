@@ -1,25 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { REPO_ROOT } from '../harness/bridge.ts'
+import { freePort, untilListening } from '../harness/serve.ts'
 
 // Each CLI call is a new node process: on a loaded 2-core machine one can take seconds.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 })
 
 const BIN = join(REPO_ROOT, 'cli/bin.mjs')
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
-}
 
 let daemon: ChildProcess
 let dir: string
@@ -32,16 +23,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${port}`
   env = { ...process.env, BRIDGE_DIR: join(dir, 'data'), HOME: dir, XDG_CONFIG_HOME: join(dir, '.config') }
   daemon = spawn(process.execPath, [BIN, 'serve', '--addr', `127.0.0.1:${port}`], { env, stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = ''
-  await new Promise<void>((resolve, reject) => {
-    const onData = (d: Buffer) => {
-      out += d.toString()
-      if (out.includes(`listening on ${base}`)) resolve()
-    }
-    daemon.stdout!.on('data', onData)
-    daemon.stderr!.on('data', onData)
-    daemon.on('exit', (code) => reject(new Error(`daemon exited ${code}: ${out}`)))
-  })
+  await untilListening(daemon, base).listening
 })
 
 afterAll(async () => {

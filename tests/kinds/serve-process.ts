@@ -1,8 +1,8 @@
 /** `bridge serve` as its own process, as a user starts it: for the tests that load user configs. */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
+import { freePort, untilListening } from '../harness/serve.ts'
 
 export interface Served {
   base: string
@@ -12,15 +12,6 @@ export interface Served {
   token: string
   get(path: string): Promise<{ status: number; body: any }>
   stop(): Promise<void>
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
 }
 
 /**
@@ -41,21 +32,14 @@ export async function startServe(opts: { bin: string; args?: string[]; env: Node
     daemon.kill('SIGTERM')
     await gone
   }
-  let log = ''
+  const served = untilListening(daemon, base)
   try {
-    await new Promise<void>((resolve, reject) => {
-      const onData = (d: Buffer) => {
-        log += d.toString()
-        if (log.includes(`listening on ${base}`)) resolve()
-      }
-      daemon.stdout!.on('data', onData)
-      daemon.stderr!.on('data', onData)
-      daemon.on('exit', (code) => reject(new Error(`bridge exited ${code}: ${log}`)))
-    })
+    await served.listening
   } catch (err) {
     await stop()
     throw err
   }
+  const log = served.output()
   const token = JSON.parse(readFileSync(join(opts.env.BRIDGE_DIR!, 'config.json'), 'utf8')).admin_token as string
   const get = async (path: string) => {
     const r = await fetch(base + path, { headers: { authorization: `Bearer ${token}` } })

@@ -33,14 +33,19 @@ function rawGet(path: string, headers: Record<string, string>): Promise<{ status
   })
 }
 
-/** The upgrade answer's head, and the first data frame after it. */
-async function upgradeAndFirstFrame(path: string, withFrame: boolean): Promise<{ head: string; frame?: RawFrame; sock: Socket }> {
-  const sock = await rawUpgrade(`${st.bridge.wsUrl}${path}`, { 'Sec-WebSocket-Extensions': 'permessage-deflate; client_max_window_bits' })
-  let buf = Buffer.alloc(0)
+/** Reads server frames off a raw upgraded socket until `done` says so or the server ends TCP. */
+function readFrames(sock: Socket, done: (frames: RawFrame[]) => boolean): Promise<{ head: string; frames: RawFrame[] }> {
+  let buf: Buffer = Buffer.alloc(0)
   let head: string | undefined
+  const frames: RawFrame[] = []
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no answer on ${path}: ${buf.toString('latin1').slice(0, 300)}`)), 20_000)
+    const timer = setTimeout(() => reject(new Error(`no answer: ${head ?? buf.toString('latin1').slice(0, 300)}`)), 20_000)
+    const finish = () => {
+      clearTimeout(timer)
+      resolve({ head: head ?? '', frames })
+    }
     sock.on('error', reject)
+    sock.on('close', finish)
     sock.on('data', (chunk) => {
       buf = Buffer.concat([buf, chunk])
       if (head === undefined) {
@@ -48,19 +53,22 @@ async function upgradeAndFirstFrame(path: string, withFrame: boolean): Promise<{
         if (end < 0) return
         head = buf.subarray(0, end).toString('latin1')
         buf = buf.subarray(end + 4)
-        if (!withFrame) {
-          clearTimeout(timer)
-          return resolve({ head, sock })
-        }
       }
-      const { frames } = takeFrames(buf)
-      const data = frames.find((f) => f.op === 1 || f.op === 2)
-      if (data) {
-        clearTimeout(timer)
-        resolve({ head, frame: data, sock })
-      }
+      const taken = takeFrames(buf)
+      buf = taken.rest
+      frames.push(...taken.frames)
+      if (done(frames)) finish()
     })
   })
+}
+
+const isData = (f: RawFrame) => f.op === 1 || f.op === 2
+
+/** The upgrade answer's head, and the first data frame after it. */
+async function upgradeAndFirstFrame(path: string, withFrame: boolean): Promise<{ head: string; frame?: RawFrame; sock: Socket }> {
+  const sock = await rawUpgrade(`${st.bridge.wsUrl}${path}`, { 'Sec-WebSocket-Extensions': 'permessage-deflate; client_max_window_bits' })
+  const { head, frames } = await readFrames(sock, (fs) => !withFrame || fs.some(isData))
+  return { head, frame: frames.find(isData), sock }
 }
 
 beforeAll(async () => {
@@ -161,34 +169,6 @@ describe('permessage-deflate', () => {
     return r.root_pane.pane_id
   }
 
-  /** Reads server frames off a raw upgraded socket until `done` says so or the server ends TCP. */
-  function readFrames(sock: Socket, done: (frames: RawFrame[]) => boolean): Promise<{ head: string; frames: RawFrame[] }> {
-    let buf: Buffer = Buffer.alloc(0)
-    let head: string | undefined
-    const frames: RawFrame[] = []
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no answer: ${head ?? buf.toString('latin1').slice(0, 300)}`)), 20_000)
-      const finish = () => {
-        clearTimeout(timer)
-        resolve({ head: head ?? '', frames })
-      }
-      sock.on('error', reject)
-      sock.on('close', finish)
-      sock.on('data', (chunk) => {
-        buf = Buffer.concat([buf, chunk])
-        if (head === undefined) {
-          const end = buf.indexOf('\r\n\r\n')
-          if (end < 0) return
-          head = buf.subarray(0, end).toString('latin1')
-          buf = buf.subarray(end + 4)
-        }
-        const taken = takeFrames(buf)
-        buf = taken.rest
-        frames.push(...taken.frames)
-        if (done(frames)) finish()
-      })
-    })
-  }
   // Each message is one deflate stream flushed, not finished (no context takeover), its last four bytes dropped.
   const inflate = (f: RawFrame) => JSON.parse(inflateRawSync(Buffer.concat([f.payload, Buffer.from([0, 0, 0xff, 0xff])]), { finishFlush: constants.Z_SYNC_FLUSH }).toString('utf8'))
   /** A masked client close frame with this code. */

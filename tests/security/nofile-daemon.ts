@@ -7,10 +7,11 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { Agent, request as httpRequest } from 'node:http'
-import { connect, createServer, type Socket } from 'node:net'
+import { connect, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { REPO_ROOT } from '../harness/bridge.ts'
+import { freePort, untilListening } from '../harness/serve.ts'
 
 const BIN = join(REPO_ROOT, 'cli/bin.mjs')
 
@@ -26,15 +27,6 @@ export interface Daemon {
   stop(): Promise<void>
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
-}
-
 /** Starts `bridge serve` at `nofile` descriptors; herdr is `none.sock` (absent) unless env names one. */
 export async function startDaemon(nofile: number, extraEnv: NodeJS.ProcessEnv = {}): Promise<Daemon> {
   const dir = mkdtempSync(join(tmpdir(), 'bridge-fds-'))
@@ -42,18 +34,10 @@ export async function startDaemon(nofile: number, extraEnv: NodeJS.ProcessEnv = 
   const base = `http://127.0.0.1:${port}`
   const env = { ...process.env, BRIDGE_DIR: join(dir, 'data'), HOME: dir, XDG_CONFIG_HOME: join(dir, '.config'), HERDR_SOCKET_PATH: join(dir, 'none.sock'), ...extraEnv }
   const proc = spawn('prlimit', [`--nofile=${nofile}:${nofile}`, process.execPath, BIN, 'serve', '--addr', `127.0.0.1:${port}`], { env, stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = ''
   let gone = false
   const exit = new Promise<void>((r) => proc.once('exit', () => ((gone = true), r())))
-  await new Promise<void>((resolve, reject) => {
-    const onData = (d: Buffer) => {
-      out += d.toString()
-      if (out.includes(`listening on ${base}`)) resolve()
-    }
-    proc.stdout!.on('data', onData)
-    proc.stderr!.on('data', onData)
-    void exit.then(() => reject(new Error(`daemon exited: ${out}`)))
-  })
+  const { listening, output } = untilListening(proc, base)
+  await listening
   const token = JSON.parse(readFileSync(join(dir, 'data', 'config.json'), 'utf8')).admin_token as string
   return {
     proc,
@@ -61,7 +45,7 @@ export async function startDaemon(nofile: number, extraEnv: NodeJS.ProcessEnv = 
     port,
     token,
     dir,
-    output: () => out,
+    output,
     exited: () => gone,
     async stop() {
       if (!gone) {
