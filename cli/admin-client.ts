@@ -1,4 +1,4 @@
-import { DEFAULT_ADDR, loadConfig, resolveDataDir, splitAddr, type BridgeConfig } from '../core/config.ts'
+import { ConfigMissing, DEFAULT_ADDR, loadConfig, resolveDataDir, splitAddr, type BridgeConfig } from '../core/config.ts'
 import { CliError, UsageError, bridgeCommand } from './errors.ts'
 import { readRunFile } from './runfile.ts'
 
@@ -46,7 +46,7 @@ export function readConfig(dataDir: string, env: NodeJS.ProcessEnv = process.env
   try {
     return loadConfig({ dir: dataDir, env, create: false })
   } catch (err) {
-    if (/^no config at /.test((err as Error).message)) return null
+    if (err instanceof ConfigMissing) return null
     throw new CliError((err as Error).message)
   }
 }

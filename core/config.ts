@@ -117,6 +117,8 @@ function checkConfigFile(raw: unknown, path: string): v.InferOutput<typeof Confi
   throw new CorruptFileError(`config file ${path}: ${key}: ${issue.message}; fix or remove the key, the file was left untouched`)
 }
 
+/** `loadConfig({ create: false })` found no config.json: the data dir was never initialised. */
+export class ConfigMissing extends Error {}
 /**
  * Loads `<dir>/config.json`, creating it (0600, in a 0700 dir) with a fresh admin token and
  * server id on first run. Env overrides are applied to the returned value, never persisted.
@@ -126,9 +128,7 @@ export function loadConfig(opts: { dir?: string; env?: NodeJS.ProcessEnv; create
   const dataDir = resolveDataDir(opts.dir, env)
   const configPath = join(dataDir, 'config.json')
   const onDisk = readJsonFile<Record<string, any>>(configPath, 'config file')
-  if (!onDisk && opts.create === false) {
-    throw new Error(`no config at ${configPath}: run \`bridge serve\` once to create it`)
-  }
+  if (!onDisk && opts.create === false) throw new ConfigMissing(`no config at ${configPath}: run \`bridge serve\` once to create it`)
   const checked = checkConfigFile(onDisk, configPath)
   const file: Record<string, any> = onDisk ?? {}
   let dirty = !onDisk
