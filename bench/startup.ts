@@ -8,24 +8,15 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRequire } from 'node:module'
 import { startSim } from '../tests/harness/sim.ts'
+import { freePort } from '../tests/harness/serve.ts'
 
 const root = join(import.meta.dirname, '..')
 const RUNS = 5
 const IDLE_MS = 10_000
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
-}
 
 /** Compiles the sources as `npm pack` does, into a scratch folder. */
 function compile(): string {
