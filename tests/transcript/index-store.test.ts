@@ -57,7 +57,8 @@ beforeEach(() => {
   store = { dir: join(dir, 'index'), key: 'claude' }
   writeFileSync(file, lines(0, 3000)) // about 2 MB: over the size worth storing
 })
-afterEach(() => rmSync(dir, { recursive: true, force: true }))
+// A rebuild at a test's end may still be writing its index in the background: retry while the folder empties.
+afterEach(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }))
 
 describe('stored transcript index', () => {
   test('a second open counts nothing, pages read the same entries; appends are counted on top', async () => {
@@ -117,5 +118,7 @@ describe('stored transcript index', () => {
     store = { ...store, key: 'other' }
     await opened()
     expect(counted).toBe(3000)
+    // Its own index is written in the background: let it land before the folder is removed.
+    await expect.poll(stored, { timeout: 10_000 }).toHaveLength(2)
   })
 })
