@@ -42,9 +42,10 @@ async function start(opts: { credentials: boolean; channels?: { blocked: string;
     env: isolatedEnv(home),
     user: { plugins: [pairing, push, [notifyFcm, { httpAgent: fcm.agent, backoffMs: [20, 40], ...(opts.channels ? { android_channels: opts.channels } : {}) }]] },
   })
-  bridges.push(b)
-  // home is the bridge's own temp dir; close() of a bridge given a home leaves it, so remove it after.
+  // home is the bridge's own temp dir; close() of a bridge given a home leaves it, so remove it
+  // after: closers run last-in first-out, so this one goes in before the bridge's.
   bridges.push({ close: async () => (await import('node:fs')).rmSync(home, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 }) } as TestBridge)
+  bridges.push(b)
   const events: BusEvent[] = []
   b.bridge.ctx.bus.subscribe({ deliver: (e) => void events.push(e) })
   return { b, events }
