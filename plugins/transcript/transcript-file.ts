@@ -45,6 +45,8 @@ export class TranscriptFile {
   /** Identity of the file as stored (set once the store was consulted), and how far it was saved. */
   private stored: FileIdentity | null = null
   private savedAt = 0
+  /** Settles once every background index write started so far has (never rejects). */
+  saving: Promise<void> = Promise.resolve()
 
   constructor(
     readonly path: string,
@@ -128,7 +130,8 @@ export class TranscriptFile {
     if (this.indexed - this.savedAt < Math.max(PERSIST_MIN, this.savedAt / 10)) return
     this.savedAt = this.indexed
     const { dir, key, onError } = this.store
-    saveIndex(dir, key, id, { indexed: this.indexed, count: this.count, n: this.n, offs: this.offs, lens: this.lens, cum: this.cum }).catch((err) => onError?.(err))
+    const write = saveIndex(dir, key, id, { indexed: this.indexed, count: this.count, n: this.n, offs: this.offs, lens: this.lens, cum: this.cum }).catch((err) => onError?.(err))
+    this.saving = Promise.all([this.saving, write]).then(() => {})
   }
 
   private async scan(fh: FileHandle, size: number): Promise<void> {

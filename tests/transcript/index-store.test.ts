@@ -38,9 +38,12 @@ const lines = (from: number, to: number) => {
   return out.join('\n') + '\n'
 }
 
+/** Every file a test opened, so cleanup can wait for their background index writes. */
+let files: TranscriptFile[] = []
 const opened = async () => {
   counted = 0
   const f = new TranscriptFile(file, normalizeClaudeLine, counter, store)
+  files.push(f)
   await f.refresh()
   return f
 }
@@ -57,8 +60,12 @@ beforeEach(() => {
   store = { dir: join(dir, 'index'), key: 'claude' }
   writeFileSync(file, lines(0, 3000)) // about 2 MB: over the size worth storing
 })
-// A rebuild at a test's end may still be writing its index in the background: retry while the folder empties.
-afterEach(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }))
+// A rebuild at a test's end may still be writing its index in the background.
+afterEach(async () => {
+  await Promise.all(files.map((f) => f.saving))
+  files = []
+  rmSync(dir, { recursive: true, force: true })
+})
 
 describe('stored transcript index', () => {
   test('a second open counts nothing, pages read the same entries; appends are counted on top', async () => {
