@@ -6,6 +6,12 @@ export interface BusEvent<P = any> {
   seq: number
   ts: number
   payload: P
+  /**
+   * In-process plumbing (alert fan-out, dismissal bookkeeping): delivered to bus subscribers but
+   * never to `/events` clients, and it takes no seq of its own (it carries the last public one),
+   * so the client stream stays gap-free without it.
+   */
+  internal?: true
 }
 
 /**
@@ -30,10 +36,10 @@ export interface Subscriber {
 }
 
 export interface Bus {
-  publish<P extends object>(source: BusEvent['source'], type: string, payload: P): BusEvent<P>
+  publish<P extends object>(source: BusEvent['source'], type: string, payload: P, opts?: { internal?: boolean }): BusEvent<P>
   /** Registers a subscriber; returns the unsubscribe function. */
   subscribe(sub: Subscriber): () => void
-  /** The seq of the last published event (0 before any). */
+  /** The seq of the last published public event (0 before any). */
   readonly seq: number
   readonly subscriberCount: number
 }
@@ -78,8 +84,8 @@ export function createBus(opts: { now?: () => number; onError?: (err: unknown, s
   }
 
   return {
-    publish(source, type, payload) {
-      const ev: BusEvent = { source, type, seq: ++seq, ts: now(), payload }
+    publish(source, type, payload, how) {
+      const ev: BusEvent = how?.internal ? { source, type, seq, ts: now(), payload, internal: true } : { source, type, seq: ++seq, ts: now(), payload }
       for (const slot of subs) {
         if (slot.queue.length >= (slot.sub.limit ?? 1024)) {
           if (slot.sub.lag === 'drop-oldest') {

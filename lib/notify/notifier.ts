@@ -67,7 +67,7 @@ function createRunner<N extends Notifier>(ctx: PluginContext, channel: string, n
   let warnedFull = false
   let closed = false
 
-  const report = (id: string, d: Delivery) => ctx.bus.publish<DeliveredEvent>('bridge', DELIVERED_EVENT, { id, channel, ...d })
+  const report = (id: string, d: Delivery) => ctx.bus.publish<DeliveredEvent>('bridge', DELIVERED_EVENT, { id, channel, ...d }, { internal: true })
 
   const run = async (ev: BusEvent): Promise<Delivery> => {
     try {

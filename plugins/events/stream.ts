@@ -84,7 +84,8 @@ export function openEventStream(
   const unsubscribe = deps.bus.subscribe({
     name: 'events-socket',
     deliver(ev) {
-      if (phase === 'closed') return
+      // Internal plumbing never leaves the process (it took no seq, so nothing is skipped).
+      if (phase === 'closed' || ev.internal) return
       queue.push(ev)
       if (queue.length > opts.maxPending) return lag()
       if (queue.length === 1) pump()

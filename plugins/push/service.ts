@@ -93,9 +93,9 @@ export function createPushService(ctx: PluginContext, mutes: MuteStore): PushSer
           resolve()
         }
         collecting.set(payload.id, { expected, got, done: finish })
-        ctx.bus.publish('bridge', type, payload)
+        ctx.bus.publish('bridge', type, payload, { internal: true })
       })
-    } else ctx.bus.publish('bridge', type, payload)
+    } else ctx.bus.publish('bridge', type, payload, { internal: true })
     const list = Object.values(got)
     return { sent: list.reduce((n, d) => n + d.sent, 0), total: list.reduce((n, d) => n + d.total, 0), channels: got }
   }
@@ -138,7 +138,7 @@ export function createPushService(ctx: PluginContext, mutes: MuteStore): PushSer
       title: last?.title ?? '',
       ts: ctx.now(),
     }
-    detach(publishAndCollect(DISMISS_EVENT, ev).then(() => void ctx.bus.publish('bridge', 'notification_cleared', { pane, server_id: ctx.config.server_id })))
+    detach(publishAndCollect(DISMISS_EVENT, ev).then(() => void ctx.bus.publish('bridge', 'notification_cleared', { pane, server_id: ctx.config.server_id }, { internal: true })))
   }
 
   const alertFor = async (pane: string, status: NotifyStatus) => {
