@@ -1,5 +1,6 @@
 import { adminClient, CliError, type TargetOptions } from './admin-client.ts'
 import { bridgeCommand } from './errors.ts'
+import { termSafe } from '../lib/strings.ts'
 
 interface Device {
   id: string
@@ -16,7 +17,7 @@ export async function listDevices(opts: TargetOptions & { json?: boolean }): Pro
   const fmt = (t?: number) => (t ? new Date(t).toISOString().replace('T', ' ').slice(0, 19) : '-')
   console.log(['ID'.padEnd(10), 'NAME'.padEnd(24), 'PAIRED'.padEnd(20), 'LAST SEEN'.padEnd(20), 'PUSH'].join(' '))
   for (const d of devices)
-    console.log([d.id.padEnd(10), String(d.name).slice(0, 24).padEnd(24), fmt(d.paired_at).padEnd(20), fmt(d.last_seen).padEnd(20), d.has_push_token ? 'yes' : 'no'].join(' '))
+    console.log([d.id.padEnd(10), termSafe(String(d.name), 24).padEnd(24), fmt(d.paired_at).padEnd(20), fmt(d.last_seen).padEnd(20), d.has_push_token ? 'yes' : 'no'].join(' '))
 }
 
 export async function revokeDevice(opts: TargetOptions & { id: string }): Promise<void> {
@@ -27,5 +28,5 @@ export async function revokeDevice(opts: TargetOptions & { id: string }): Promis
     if (err instanceof CliError && err.message.startsWith('no device ')) throw new CliError(`${err.message}; list paired devices with \`${bridgeCommand('devices list')}\``)
     throw err
   }
-  console.log(`Revoked ${r.id} (${r.name}). Its bearer no longer works.`)
+  console.log(`Revoked ${termSafe(r.id)} (${termSafe(r.name)}). Its bearer no longer works.`)
 }

@@ -1,16 +1,18 @@
 import * as v from 'valibot'
-import { defineBridgePlugin, defineBridgeRoute, type PluginContext } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
 import { fail } from '../../core/respond.ts'
-import { HerdrError, qualifyId } from '../../core/herdr/index.ts'
-import { toHerdrKey } from '../../core/herdr/keys.ts'
+import { HerdrError } from '../../core/herdr/index.ts'
 import { planSend } from './send.ts'
 import { approveOutcome, parseSeq } from './approve.ts'
 import { answerForSend, answerThroughService, anyQuestionService } from './question.ts'
+import { readSendSeq, sendSeqRefusal } from './guard.ts'
+import { applyOption } from './option.ts'
+import { confirmKey, findAgent } from './target.ts'
 
 /**
  * Typing into panes and approving blocked agents.
- *   POST /send     device {pane, text} | {pane, key} → {ok: true}
- *   POST /approve  device {agent, seq} → {ok: true, applied, reason?} (always 200 once `agent` is given)
+ *   POST /send     device {pane, text} | {pane, key}, optional seq → {ok: true}; 409 when seq is stale
+ *   POST /approve  device {agent, seq, option?} → {ok: true, applied, reason?} (always 200 once `agent` is given)
  * Every /approve outcome is published on the bus as bridge `approve_applied {pane, seq, applied, reason}`.
  */
 export default defineBridgePlugin({
@@ -27,16 +29,29 @@ export default defineBridgePlugin({
         pane: v.pipe(v.string(), v.nonEmpty()),
         text: v.optional(v.string()),
         key: v.optional(v.string()),
+        seq: v.pipe(
+          v.optional(v.union([v.number(), v.string()])),
+          v.description("optional guard: the agent's state_change_seq the reply answers; 409 and nothing typed when it has moved on"),
+        ),
       }),
       audit: ({ body }) => ({ pane: body.pane, text_length: body.text?.length }),
       async handler({ body, ctx }) {
         const plan = planSend(body)
         if ('error' in plan) fail(plan.status, plan.error)
+        const guard = readSendSeq(body.seq)
+        if ('error' in guard) fail(400, guard.error)
         // An unknown session is a 404 from resolve, before anything is typed.
         const ref = await ctx.herdr.resolve(body.pane)
+        // With seq, the reply answers one state of the agent: read just before typing, so a reply
+        // to a question the desk already answered is refused instead of typed into the next screen.
+        const guarded = guard.seq === undefined ? undefined : await findAgent(ctx, body.pane)
+        if (guard.seq !== undefined) {
+          const refusal = sendSeqRefusal(guarded?.agent ?? null, guard.seq)
+          if (refusal) fail(409, refusal)
+        }
         const answer = anyQuestionService(ctx) ? answerForSend(body) : null
         if (answer) {
-          const found = await findAgent(ctx, body.pane)
+          const found = guarded ?? (await findAgent(ctx, body.pane))
           if (await answerThroughService(ctx, found?.agent, answer)) return { ok: true }
         }
         for (const step of plan.steps) {
@@ -55,10 +70,18 @@ export default defineBridgePlugin({
       method: 'POST',
       path: '/approve',
       auth: 'device',
-      describe: 'Press the confirm key of a blocked agent whose state_change_seq still matches',
+      describe: 'Press the confirm key (or choose `option`) of a blocked agent whose state_change_seq still matches',
       response: v.object({ ok: v.literal(true), applied: v.boolean(), reason: v.optional(v.string()) }),
       invalid: 'want {agent, seq}',
-      body: v.object({ agent: v.pipe(v.string(), v.nonEmpty()), seq: v.optional(v.unknown()) }),
+      body: v.object({
+        agent: v.pipe(v.string(), v.nonEmpty()),
+        seq: v.optional(v.unknown()),
+        // Any type: a malformed option is a 200 not-applied like every other /approve outcome.
+        option: v.pipe(
+          v.optional(v.unknown()),
+          v.description("optional: the card's 1-based option index, or an option's key (esc); applied only while that option is on screen at seq"),
+        ),
+      }),
       audit: ({ body }) => ({ pane: body.agent }),
       async handler({ body, ctx }) {
         const seq = parseSeq(body.seq)
@@ -68,7 +91,10 @@ export default defineBridgePlugin({
         try {
           found = await findAgent(ctx, body.agent)
           ;({ applied, reason } = approveOutcome(found?.agent ?? null, seq))
-          if (applied && found && (await answerThroughService(ctx, found.agent, { index: 1 }))) {
+          if (body.option !== undefined) {
+            // An explicit choice: checked against the screen and the seq again just before typing.
+            if (applied && found) ({ applied, reason } = await applyOption(ctx, found, body.agent, seq, body.option))
+          } else if (applied && found && (await answerThroughService(ctx, found.agent, { index: 1 }))) {
             // Answered with the form's default (first) choice; no keystroke.
           } else if (applied && found) {
             try {
@@ -92,23 +118,3 @@ export default defineBridgePlugin({
     }),
   ],
 })
-
-async function findAgent(ctx: PluginContext, target: string) {
-  try {
-    const r = await ctx.herdr.getAgent(target)
-    return r && { session: r.ref.session, qualified: qualifyId(r.ref.session, r.agent.pane_id || r.ref.id), agent: r.agent }
-  } catch (err) {
-    // An unknown session holds no such agent; /approve answers 200 for every lookup miss.
-    if (err instanceof HerdrError && err.notFound) return null
-    throw err
-  }
-}
-
-/** The kind's confirm key when it is a key herdr knows, else Enter. */
-function confirmKey(ctx: PluginContext, kind: string | undefined): string {
-  const configured = ctx.agentKinds.get(kind)?.screen?.confirmKey
-  if (configured === undefined) return 'enter'
-  const key = toHerdrKey(configured)
-  if (!key) ctx.log.warn(`agent kind ${kind}: confirmKey ${JSON.stringify(configured)} is not a herdr key; pressing enter`)
-  return key ?? 'enter'
-}
