@@ -1,4 +1,6 @@
 import type { Dispatcher } from 'undici'
+import { readCapped } from '../capped-read.ts'
+import { termSafe } from '../strings.ts'
 
 /**
  * One POST with a per-try timeout and bounded retries, for the HTTP channels (Web Push, ntfy,
@@ -22,6 +24,8 @@ export type PostResult = { ok: true; status: number; tries: number } | { ok: fal
 
 export const DEFAULT_BACKOFF_MS = [500, 1500]
 const MAX_RETRY_AFTER_MS = 10_000
+/** What is read of a target's answer body: enough for a status line and an error message. */
+export const ANSWER_KEPT_BYTES = 1024
 
 export async function postWithRetry(url: string, opts: PostOptions): Promise<PostResult> {
   // Loaded at the first alert, not at start: an idle bridge does not carry undici.
@@ -37,8 +41,10 @@ export async function postWithRetry(url: string, opts: PostOptions): Promise<Pos
     }
     try {
       const res = await request(url, { method: 'POST', headers: opts.headers, body: opts.body, signal: AbortSignal.timeout(timeoutMs), dispatcher: opts.dispatcher })
-      // The answer's body is not needed, only read so the connection can be reused.
-      const text = (await res.body.text().catch(() => '')).slice(0, 200).replace(/\s+/g, ' ').trim()
+      // Only a failure's first words are kept, for the log: at most 1 KiB is read, within the
+      // try's deadline, and the rest is dropped with the connection (lib/capped-read.ts).
+      const { text: head } = await readCapped(res.body, { maxBytes: ANSWER_KEPT_BYTES, deadlineMs: timeoutMs })
+      const text = termSafe(head.replace(/\s+/g, ' ').trim(), 200)
       if (res.statusCode < 300) return { ok: true, status: res.statusCode, tries: attempt + 1 }
       const retryAfter = Number(res.headers['retry-after'])
       last = {

@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { readCapped } from '../../lib/capped-read.ts'
 
 /** The provider's quota endpoint; tests point BRIDGE_USAGE_URL (or the plugin option) elsewhere. */
 export const DEFAULT_USAGE_URL = 'https://api.anthropic.com/api/oauth/usage'
@@ -110,9 +111,10 @@ export function createClaudeUsage(opts: { home: string; url: string; now: () => 
     }
     let data: unknown
     try {
-      const raw = await res.body.text()
-      if (raw.length > MAX_REPLY_BYTES) throw new Error('too large')
-      data = JSON.parse(raw)
+      // Capped in bytes and time: the endpoint is outside the daemon (lib/capped-read.ts).
+      const reply = await readCapped(res.body, { maxBytes: MAX_REPLY_BYTES, deadlineMs: TIMEOUT_MS })
+      if (reply.truncated) throw new Error('too large or too slow')
+      data = JSON.parse(reply.text)
     } catch {
       return fallback('Claude usage was not valid JSON')
     }

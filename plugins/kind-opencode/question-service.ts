@@ -7,6 +7,7 @@
 import { readFile, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import type { PluginContext } from '../../core/plugin.ts'
+import { readCapped } from '../../lib/capped-read.ts'
 import type { AgentInfo, CardOption, PendingQuestion, QuestionAnswer, QuestionService } from '../../lib/kit.ts'
 
 export const SERVICE_TIMEOUT_MS = 10_000
@@ -80,9 +81,11 @@ async function call(reg: Registration, method: 'GET' | 'POST', path: string, bod
     await res.body?.cancel()
     throw new ServiceError(`opencode service: reply over ${MAX_REPLY} bytes`)
   }
-  const text = await res.text()
+  // Capped in bytes and time whatever Content-Length said (lib/capped-read.ts).
+  const reply = await readCapped(res.body, { maxBytes: MAX_REPLY, deadlineMs: SERVICE_TIMEOUT_MS })
+  if (reply.truncated) throw new ServiceError(reply.stopped === 'cap' ? `opencode service: reply over ${MAX_REPLY} bytes` : 'opencode service: reply not finished in time')
+  const text = reply.text
   if (!text.trim()) return {}
-  if (text.length > MAX_REPLY) throw new ServiceError(`opencode service: reply over ${MAX_REPLY} bytes`)
   return JSON.parse(text)
 }
 

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import type { Agent } from 'node:http'
 import { createRequire } from 'node:module'
 import type { Credential } from 'firebase-admin/app'
+import { readCapped } from '../../lib/capped-read.ts'
 import type { PushConfig } from '../../core/config.ts'
 
 /**
@@ -19,6 +20,8 @@ import type { PushConfig } from '../../core/config.ts'
 export const MESSAGING_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging'
 const MAX_CREDENTIAL_FILE = 256 * 1024
 const METADATA_PROBE_MS = 400
+/** A project id or an access token: the metadata server never needs more (lib/capped-read.ts). */
+const METADATA_MAX_BYTES = 64 * 1024
 
 export type CredentialSource = 'config' | 'GOOGLE_APPLICATION_CREDENTIALS' | 'gcloud' | 'metadata'
 
@@ -128,7 +131,7 @@ async function probeMetadata(env: NodeJS.ProcessEnv, configuredProject: string):
   try {
     const res = await fetch(`${base}/project/project-id`, { headers: { 'Metadata-Flavor': 'Google' }, signal: AbortSignal.timeout(METADATA_PROBE_MS) })
     if (!res.ok || res.headers.get('metadata-flavor') !== 'Google') return null
-    project = (await res.text()).trim()
+    project = (await readCapped(res.body, { maxBytes: METADATA_MAX_BYTES, deadlineMs: METADATA_PROBE_MS })).text.trim()
   } catch {
     return null
   }
@@ -139,7 +142,9 @@ async function probeMetadata(env: NodeJS.ProcessEnv, configuredProject: string):
         signal: AbortSignal.timeout(10_000),
       })
       if (!res.ok) throw new Error(`metadata server token request failed: ${res.status}`)
-      const t = (await res.json()) as { access_token?: string; expires_in?: number }
+      const reply = await readCapped(res.body, { maxBytes: METADATA_MAX_BYTES, deadlineMs: 10_000 })
+      if (reply.truncated) throw new Error(`metadata server token answer over ${METADATA_MAX_BYTES} bytes or late`)
+      const t = JSON.parse(reply.text) as { access_token?: string; expires_in?: number }
       if (typeof t.access_token !== 'string') throw new Error('metadata server returned no access_token')
       return { access_token: t.access_token, expires_in: Number(t.expires_in) || 3600 }
     },

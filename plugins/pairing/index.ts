@@ -2,7 +2,7 @@ import * as v from 'valibot'
 import { getRequestIP } from 'h3'
 import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
 import { fail } from '../../core/respond.ts'
-import { logSafe, noControl } from '../../lib/strings.ts'
+import { logSafe, plainName } from '../../lib/strings.ts'
 import { API_VERSION } from '../../core/version.ts'
 import { createCodeBook, createFailureLimiter } from './codes.ts'
 
@@ -38,7 +38,7 @@ export default defineBridgePlugin({
       response: v.object({ id: v.string(), bearer: v.string(), name: v.string(), server_id: v.string(), server_name: v.string() }),
       body: v.object({
         code: v.pipe(v.string('code: want a string'), v.nonEmpty('code: want the 8-hex pairing code')),
-        device_name: v.nullish(v.pipe(v.string('device_name: want a string'), noControl('device_name'))),
+        device_name: v.nullish(v.pipe(v.string('device_name: want a string'), plainName('device_name'))),
         push_token: v.nullish(v.string('push_token: want a string')),
         // The reference mobile client sends the push token under this name.
         fcm_token: v.nullish(v.string('fcm_token: want a string')),

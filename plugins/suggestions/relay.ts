@@ -53,10 +53,17 @@ function relayLimits(l: ServerLimits): ServerLimits {
   return { ...l, max_connections: Math.max(8, Math.floor(l.max_connections / 4)), max_unauthenticated: Math.max(4, Math.floor(l.max_unauthenticated / 4)) }
 }
 
-/** The Cookie header without the relay's own cookie (the dev server never sees the secret). */
-function stripCookie(header: string | undefined, name: string): string | undefined {
+/** A relay's access cookie, this relay's or another's (`bridge_preview_<port>`). */
+const isRelayCookie = (name: string) => name === QUERY_KEY || name.startsWith(`${QUERY_KEY}_`)
+
+/**
+ * The Cookie header without any relay's access cookie. Cookies ignore ports, so a browser sends
+ * every relay's cookie to every relay on the host: stripping only this relay's own would hand a
+ * dev server the secret that opens another relay.
+ */
+function stripCookie(header: string | undefined): string | undefined {
   if (!header) return undefined
-  const kept = header.split(';').filter((p) => p.split('=')[0].trim() !== name)
+  const kept = header.split(';').filter((p) => !isRelayCookie(p.split('=')[0].trim()))
   return kept.length ? kept.join(';').trim() : undefined
 }
 
@@ -105,7 +112,7 @@ export function createRelayHub(opts: RelayHubOptions): RelayHub {
 
   /** What the dev server sees: its own Host, where the request came from, and no relay cookie. */
   const forwardAs = (r: Relay, req: IncomingMessage) => {
-    const cookie = stripCookie(req.headers.cookie, r.cookie)
+    const cookie = stripCookie(req.headers.cookie)
     if (cookie) req.headers.cookie = cookie
     else delete req.headers.cookie
     return { headers: { host: `localhost:${r.target.port}`, 'x-forwarded-host': req.headers.host ?? '', 'x-forwarded-proto': 'http' } }

@@ -10,6 +10,8 @@ export interface Served {
   log: string
   /** The admin token it wrote to `<data dir>/config.json`. */
   token: string
+  /** The daemon's process id. */
+  pid: number
   get(path: string): Promise<{ status: number; body: any }>
   stop(): Promise<void>
 }
@@ -45,5 +47,5 @@ export async function startServe(opts: { bin: string; args?: string[]; env: Node
     const r = await fetch(base + path, { headers: { authorization: `Bearer ${token}` } })
     return { status: r.status, body: await r.json() }
   }
-  return { base, log, token, get, stop }
+  return { base, log, token, pid: daemon.pid!, get, stop }
 }
