@@ -2,6 +2,7 @@ import type { ConsolaInstance } from 'consola'
 import type { Bus } from '../core/bus.ts'
 import type { Herdr } from '../core/herdr/index.ts'
 import { herdrConfigDir, sessionSocketPath } from '../core/herdr/discovery.ts'
+import { newerThanTested } from '../core/herdr/server-version.ts'
 import { HERDR_PROTOCOL } from '../core/version.ts'
 
 export interface WatchOptions {
@@ -17,7 +18,8 @@ export interface WatchOptions {
 
 /**
  * What `serve` says about herdr: one line per session found or lost (from the ingester's
- * multiplexer_connected/disconnected), a warning once per session speaking an older protocol,
+ * multiplexer_connected/disconnected), a warning once per session speaking an older protocol, a
+ * notice once per session for a herdr newer than any this bridge was tested with,
  * and — at start and every minute while true — that no session is reachable and where it looked.
  */
 export function watchHerdr(o: WatchOptions): () => void {
@@ -33,6 +35,11 @@ export function watchHerdr(o: WatchOptions): () => void {
       if (Number(pong.protocol) < HERDR_PROTOCOL && !warnedOld.has(session)) {
         warnedOld.add(session)
         o.log.warn(`herdr session ${session} speaks protocol ${pong.protocol}, older than ${HERDR_PROTOCOL} this bridge was built for; update herdr if something is missing`)
+      }
+      const newer = newerThanTested(pong)
+      if (newer && !warnedOld.has(session)) {
+        warnedOld.add(session)
+        o.log.info(`herdr session ${session}: ${newer}`)
       }
     } catch {}
     if (!stopped) o.log.info(`herdr session ${session} found at ${socket}${what}`)

@@ -2,7 +2,14 @@
  * herdr → bus. One lifecycle subscription per herdr session for the whole process, plus one
  * `pane.agent_status_changed` subscription per agent pane (herdr has no global status event).
  *
- * Replayed history. herdr starts every lifecycle entry of a new subscription at the start of its
+ * The subscription comes first and the snapshot after its ack (what herdr 0.9 asks of a client);
+ * lifecycle events that arrive between the two are held and, once the snapshot says which herdr
+ * this is, either published (a live-only server) or counted as history (a replaying one).
+ *
+ * Live-only servers (herdr 0.9.0 and later, #1270; core/herdr/server-version.ts): a new
+ * subscription starts with live events, so there is no replay window and nothing is dropped.
+ *
+ * Replayed history (herdr 0.8). herdr starts every lifecycle entry of a new subscription at the start of its
  * 512-event ring and paces each entry to one event per 100 ms tick, so the replay of old events
  * can last many seconds and interleaves with live ones; nothing on the wire tells them apart.
  * The ingester therefore:
@@ -26,6 +33,7 @@ import { qualify } from './ids.ts'
 import { createSessionPanes, type SessionLink, type SessionPanes } from './ingest-panes.ts'
 import { createReconciler } from './ingest-reconcile.ts'
 import { createReplayWindow } from './ingest-replay.ts'
+import { streamsLiveOnly } from './server-version.ts'
 
 /**
  * herdr's session-wide lifecycle events, relayed on /events (docs/api-websockets.md);
@@ -56,6 +64,9 @@ export const LIFECYCLE_SUBSCRIPTIONS = [
   'pane.agent_detected',
   'layout.updated',
 ] as const
+
+/** Most lifecycle events held between the ack and the snapshot; past it, clients get a resync. */
+const MAX_EARLY = 1024
 
 /** Events after which panes may have gone without a pane event of their own. */
 const MAY_DROP_PANES = new Set(['tab_closed', 'workspace_closed', 'worktree_removed', 'layout_updated'])
@@ -136,6 +147,10 @@ interface SessionRun {
   reconciler: ReturnType<typeof createReconciler>
   replay: ReturnType<typeof createReplayWindow>
   main: Subscription | null
+  /** Lifecycle events of the current connection that arrived before its snapshot, in order. */
+  early: { name: string; data: any }[]
+  /** How many did not fit in `early`. */
+  earlyLost: number
   state: SessionState
   /** Whether the next connect is a reconnect (clients then get a resync). */
   everConnected: boolean
@@ -168,6 +183,8 @@ function createSessionIngester(session: string, deps: IngestDeps, opts: IngestOp
     reconciler: createReconciler(link, panes),
     replay: createReplayWindow({ settleMs: opts.settleMs ?? 500, settleMaxMs: opts.settleMaxMs ?? 60_000, onEnd: (dropped) => endReplay(run, dropped) }),
     main: null,
+    early: [],
+    earlyLost: 0,
     state: 'connecting',
     everConnected: returning,
     connectedOnce: returning,
@@ -208,7 +225,11 @@ function connect(run: SessionRun): void {
   run.main = sub
 }
 
-/** After the ack: the snapshot seeds statuses and panes (announcing nothing), then the replay window opens. */
+/**
+ * After the ack: the snapshot seeds statuses and panes (announcing nothing). Then, for a
+ * live-only server, the events held since the ack are published; for a replaying one they and
+ * what follows until the replay settles are history.
+ */
 async function seed(run: SessionRun, g: number, sub: Subscription): Promise<void> {
   const { link, deps } = run
   const snap = await run.reconciler.snapshot()
@@ -224,19 +245,41 @@ async function seed(run: SessionRun, g: number, sub: Subscription): Promise<void
   run.connectedOnce = true
   run.downAnnounced = false
   run.lastWarn = ''
-  run.replay.start()
+  const early = run.early.splice(0)
+  const lost = run.earlyLost
+  run.earlyLost = 0
+  const live = streamsLiveOnly(snap)
+  if (!live) {
+    run.replay.start()
+    for (let i = 0; i < early.length + lost; i++) run.replay.drop()
+  }
   deps.bus.publish('bridge', 'multiplexer_connected', { socket: deps.herdr.socketPath(link.session), session: link.session })
-  deps.log.debug(`herdr session ${link.session}: subscribed`)
+  deps.log.debug(`herdr session ${link.session}: subscribed (${live ? 'live events' : 'replayed history skipped'})`)
   clearInterval(run.probeTimer)
   run.probeTimer = setInterval(() => void run.reconciler.reconcile(), run.probeMs)
   run.probeTimer.unref?.()
+  if (live) {
+    for (const e of early) relay(run, e.name, e.data)
+    endReplay(run, lost)
+  }
 }
 
 function onEvent(run: SessionRun, name: string, data: any): void {
   const { link, replay } = run
-  if (!link.seeded || link.stopped) return
+  if (link.stopped || name === 'pane_output_changed' || name.includes('.')) return
+  if (!link.seeded) {
+    // Between the ack and the snapshot: held until the snapshot says what kind of server this is.
+    if (run.early.length < MAX_EARLY) run.early.push({ name, data })
+    else run.earlyLost++
+    return
+  }
   replay.touch()
-  if (name === 'pane_output_changed' || name.includes('.')) return
+  relay(run, name, data)
+}
+
+/** One lifecycle event of a seeded connection: tracked, then published unless the replay window holds it. */
+function relay(run: SessionRun, name: string, data: any): void {
+  const { link, replay } = run
   run.panes.track(name, data, replay.open)
   if (replay.open) return replay.drop()
   run.deps.bus.publish('multiplexer', name, { ...qualify(link.session, data ?? {}), session: link.session })
@@ -275,6 +318,8 @@ function onClose(run: SessionRun, g: number, reason: string): void {
 
 function teardown(run: SessionRun): void {
   run.link.seeded = false
+  run.early = []
+  run.earlyLost = 0
   // A connection that ends inside its replay window still owes clients a resync later.
   if (run.replay.abort() > 0) run.everConnected = true
   clearInterval(run.probeTimer)

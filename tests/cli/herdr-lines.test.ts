@@ -47,7 +47,7 @@ describe('no herdr session reachable', () => {
 describe('an older herdr', () => {
   it('is warned about once', async () => {
     const box = sandbox()
-    const sim: Sim = await startSim({ home: box.home, sessions: ['default'], env: { HERDR_SIM_PROTOCOL: '19' }, validate: false })
+    const sim: Sim = await startSim({ home: box.home, sessions: ['default'], env: { HERDR_SIM_MODE: '0.8', HERDR_SIM_PROTOCOL: '19' }, validate: false })
     cleanup.push(() => rmSync(box.root, { recursive: true, force: true }))
     cleanup.push(() => sim.stop())
     const d: Daemon = await startDaemon({ ...box.env, ...sim.clientEnv() })
@@ -60,5 +60,26 @@ describe('an older herdr', () => {
     await sim.startSession('default')
     await d.waitFor(/herdr session default lost[\s\S]*herdr session default found/)
     expect(d.output().split(warning).length - 1).toBe(1)
+  })
+})
+
+describe('a herdr newer than any tested', () => {
+  it('gets a one-line notice, once', async () => {
+    const box = sandbox()
+    const sim: Sim = await startSim({
+      home: box.home,
+      sessions: ['default'],
+      env: { HERDR_SIM_MODE: '0.9', HERDR_SIM_VERSION: '0.10.0', HERDR_SIM_PROTOCOL: '23' },
+      validate: false,
+    })
+    cleanup.push(() => rmSync(box.root, { recursive: true, force: true }))
+    cleanup.push(() => sim.stop())
+    const d: Daemon = await startDaemon({ ...box.env, ...sim.clientEnv() })
+    cleanup.push(() => d.stop())
+    await d.waitFor(`herdr session default found at ${sim.socketPath('default')} (herdr 0.10.0, protocol 23)`)
+    const notice =
+      'herdr session default: herdr 0.10.0 (protocol 23) is newer than this bridge was tested with (herdr 0.9.1, protocol 22); it should work, and a feature the server lacks fails only that action'
+    expect(d.output().split(notice).length - 1).toBe(1)
+    expect(d.output()).not.toContain('older than')
   })
 })

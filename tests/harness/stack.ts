@@ -15,9 +15,9 @@ export interface Stack {
  * The herdr simulator (its own process, real PTYs) plus the real bridge in a shared temp HOME.
  * Tear-down stops only what this call started.
  */
-export async function startStack(opts: { sessions?: string[]; bridge?: Omit<StartBridgeOptions, 'home'> } = {}): Promise<Stack> {
+export async function startStack(opts: { sessions?: string[]; bridge?: Omit<StartBridgeOptions, 'home'>; simEnv?: Record<string, string> } = {}): Promise<Stack> {
   const home = mkdtempSync(join(tmpdir(), 'bridge-stack-'))
-  const sim = await startSim({ sessions: opts.sessions ?? ['default'], home, testMode: true })
+  const sim = await startSim({ sessions: opts.sessions ?? ['default'], home, testMode: true, env: opts.simEnv })
   let bridge: TestBridge
   try {
     bridge = await startBridge({ ...opts.bridge, home })

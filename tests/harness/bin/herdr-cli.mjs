@@ -11,8 +11,10 @@ import os from 'node:os'
 import path from 'node:path'
 import readline from 'node:readline'
 
-const PROTOCOL = 20
-const VERSION = '0.8.0'
+// The herdr the simulator plays (tests/harness/herdr-sim/mode.ts; this file cannot import it).
+const MODE_09 = process.env.HERDR_SIM_MODE === '0.9'
+const PROTOCOL = MODE_09 ? 22 : 20
+const VERSION = process.env.HERDR_SIM_VERSION || (MODE_09 ? '0.9.1' : '0.8.0')
 const KINDS = [
   'pi',
   'claude',
@@ -35,6 +37,7 @@ const KINDS = [
   'kilo',
   'qodercli',
   'maki',
+  ...(MODE_09 ? ['qwen', 'muse'] : []),
 ]
 
 // --- paths ------------------------------------------------------------------------------
@@ -105,7 +108,8 @@ async function apiSocket(globalSession) {
   } catch (err) {
     die('server_not_running', `herdr server is not running at ${socket}: ${err.message}`)
   }
-  if (pong.result?.protocol !== PROTOCOL) die('protocol_mismatch', `server protocol ${pong.result?.protocol} does not match client protocol ${PROTOCOL}`)
+  // herdr 0.9 (#3509): client and server of different versions stay connected.
+  if (!MODE_09 && pong.result?.protocol !== PROTOCOL) die('protocol_mismatch', `server protocol ${pong.result?.protocol} does not match client protocol ${PROTOCOL}`)
   return socket
 }
 

@@ -1,6 +1,7 @@
 // Agent status as herdr derives it: an underlying state per terminal plus a per-pane `seen` flag
 // (protocol doc 8.1–8.6), the global state_change_seq, and the events status changes publish.
 import { ApiError } from './errors.ts'
+import { PROFILE } from './mode.ts'
 import type { AgentState, AgentStatus, Pane, SessionState } from './state.ts'
 
 // Kinds `agent.start` accepts and that herdr ships integrations for (protocol doc 3.6).
@@ -26,6 +27,7 @@ export const AGENT_KINDS = [
   'kilo',
   'qodercli',
   'maki',
+  ...PROFILE.extraKinds,
 ]
 
 // Agents whose session reference herdr stores as a file path rather than an id.

@@ -7,8 +7,10 @@ import { fileURLToPath } from 'node:url'
 import Ajv2020Module from 'ajv/dist/2020.js'
 import type { ErrorObject, ValidateFunction } from 'ajv'
 
-// A verbatim copy of shared/herdr-api.schema.json (protocol 20, schema_version 1), kept beside
-// the simulator so the harness does not depend on a file outside the repository.
+// A verbatim copy of the newest schema herdr publishes: herdr 0.8.2's docs/next/api/herdr-api.schema.json
+// (herdrdev/herdr at 1c76079f; schema_version 1). herdr has published no 0.9 schema; what 0.9 changed
+// on the wire is played by mode.ts. Kept beside the simulator so the harness needs no file outside
+// the repository.
 export const SCHEMA_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), 'schema', 'herdr-api.schema.json')
 
 export type SchemaKind = 'request' | 'success_response' | 'error_response' | 'event' | 'subscription_event'

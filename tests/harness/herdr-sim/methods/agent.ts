@@ -1,5 +1,6 @@
 // agent.* — named agents on top of panes (protocol doc 3.6).
 import { AGENT_KINDS, effectiveStatus } from '../agents.ts'
+import { PROFILE } from '../mode.ts'
 import { explain } from '../detect.ts'
 import { ApiError } from '../errors.ts'
 import { hasAgent } from '../info.ts'
@@ -145,6 +146,8 @@ export const agentMethods: MethodTable = {
     if (String(p.text).trim() === '') throw new ApiError('empty_agent_prompt', 'prompt text must not be empty')
     const pane = agentPaneOrThrow(s, p.target)
     checkReady(pane)
+    // herdr 0.8.2 (#2788): an agent waiting at an approval or question dialog is refused, nothing typed.
+    if (PROFILE.agentBlocked && pane.state === 'blocked') throw new ApiError('agent_blocked', `agent in pane ${pane.id} is waiting at an approval or question dialog`)
     const baseline = pane.stateChangeSeq
     const wasWorking = pane.state === 'working'
     try {

@@ -2,6 +2,7 @@
 // visit entries in array order, each entry yields at most one event per wake (protocol doc 10.2).
 import { effectiveStatus, statusSnapshot } from '../agents.ts'
 import { ApiError } from '../errors.ts'
+import { PROFILE } from '../mode.ts'
 import { lifecycleEventName, PER_PANE_TYPES, type EventEnvelope } from '../events.ts'
 import { scrollInfo } from '../info.ts'
 import { findPane } from '../resolve.ts'
@@ -19,8 +20,9 @@ interface Entry {
 
 function lifecycleEntry(s: SessionState, type: string): Entry {
   const name = lifecycleEventName(type)
-  // Lifecycle entries start at sequence 0: a new subscriber replays what the ring still holds.
-  let cursor = 0
+  // herdr 0.8: lifecycle entries start at sequence 0, so a new subscriber replays what the ring
+  // still holds. herdr 0.9 (#1270): they start at the head, live events only.
+  let cursor = PROFILE.liveOnlySubscriptions ? s.hub.head : 0
   return {
     poll() {
       const hit = s.hub.nextMatching(cursor, (e) => e.event === name)

@@ -1,11 +1,12 @@
 // ping, session.snapshot, server.* — whole-session reads.
 import { AGENT_KINDS } from '../agents.ts'
 import { hasAgent } from '../info.ts'
+import { PROFILE } from '../mode.ts'
 import { ok, type MethodTable } from './types.ts'
 
-export const VERSION = '0.8.0'
-// HERDR_SIM_PROTOCOL plays an older herdr (tests of the bridge's protocol warning).
-export const PROTOCOL = Number(process.env.HERDR_SIM_PROTOCOL) || 20
+// The herdr this simulator plays (HERDR_SIM_MODE; HERDR_SIM_PROTOCOL plays another protocol number).
+export const VERSION = PROFILE.version
+export const PROTOCOL = PROFILE.protocol
 
 // Agents herdr ships bundled screen-detection manifests for. `server.agent_manifests` lists them;
 // the bridge treats a listed kind as "state reporting".

@@ -2,6 +2,7 @@
 import { ApiError } from '../errors.ts'
 import { workspaceLabel } from '../info.ts'
 import { tabOrThrow, workspaceOrThrow } from '../resolve.ts'
+import { PROFILE } from '../mode.ts'
 import { provenanceSync } from '../worktree.ts'
 import { checkCwd, checkEnv } from './common.ts'
 import { ok, type MethodTable } from './types.ts'
@@ -33,7 +34,15 @@ export const workspaceMethods: MethodTable = {
   },
 
   'workspace.close': (p, { s }) => {
-    s.closeWorkspace(workspaceOrThrow(s, p.workspace_id))
+    const ws = workspaceOrThrow(s, p.workspace_id)
+    // herdr 0.9 (#2874): `close_group: true` on a primary checkout also closes the workspaces of
+    // its linked worktrees; without it they stay open. herdr 0.8 ignores the field.
+    const group =
+      PROFILE.closeGroup && p.close_group === true && ws.worktree && !ws.worktree.is_linked_worktree
+        ? s.workspaces.filter((w) => w !== ws && w.worktree?.is_linked_worktree && w.worktree.repo_key === ws.worktree!.repo_key)
+        : []
+    s.closeWorkspace(ws)
+    for (const w of group) s.closeWorkspace(w)
     return ok()
   },
 
