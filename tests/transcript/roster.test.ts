@@ -88,24 +88,55 @@ describe('roster discovery', () => {
     if (meta !== null) writeFileSync(join(sub, `agent-${id}.meta.json`), typeof meta === 'string' ? meta : JSON.stringify(meta))
   }
 
-  it('rows need both files, unreadable meta keeps the id, sorted by depth then id, done from the parent', async () => {
+  it('one row per transcript, unreadable or missing meta keeps the id, sorted by depth then id, done from the parent', async () => {
     writeFileSync(parent, [spawn('tu-b', 'Task', false), result('tu-b'), spawn('tu-c', 'Agent', true), notify(note(['c1'], 'completed'))].join('\n') + '\n')
     child('b2', { agentType: 'explorer', description: 'look around', toolUseId: 'tu-b', spawnDepth: 1 }, '2025-03-01T00:00:05Z')
     child('c1', { agentType: 'coder', description: 'write', toolUseId: 'tu-c', spawnDepth: 1 })
     child('a9', { agentType: 'deep', description: 'grandchild', toolUseId: 'tu-x', spawnDepth: 2 })
     child('broken', '{nope')
-    child('orphan', null) // transcript without metadata: no row
+    child('orphan', null) // transcript without metadata, nothing in the parent about it: a row without labels
     writeFileSync(join(sub, 'agent-meta-only.meta.json'), '{}') // metadata without transcript: dropped
     const rows = await claudeRoster({ sessionId: 'sess1', path: parent })
     expect(rows).toEqual([
       { agent_id: 'b2', tool_use_id: 'tu-b', agent_type: 'explorer', description: 'look around', spawn_depth: 1, done: true, last_activity_ts: Date.parse('2025-03-01T00:00:05Z') },
       { agent_id: 'broken', tool_use_id: '', agent_type: '', description: '', spawn_depth: 1, done: false },
       { agent_id: 'c1', tool_use_id: 'tu-c', agent_type: 'coder', description: 'write', spawn_depth: 1, done: true },
+      { agent_id: 'orphan', tool_use_id: '', agent_type: '', description: '', spawn_depth: 1, done: false },
       { agent_id: 'a9', tool_use_id: 'tu-x', agent_type: 'deep', description: 'grandchild', spawn_depth: 2, done: false },
     ])
     // The scan is incremental: a later notification flips a row.
     appendFileSync(parent, notify(note(['a9'], 'completed')) + '\n')
     expect((await claudeRoster({ sessionId: 'sess1', path: parent })).find((r) => r.agent_id === 'a9')?.done).toBe(true)
+  })
+
+  it('without metadata (real 2.1.x sessions) a row takes its labels from the parent call that spawned it', async () => {
+    const call = (id: string, type: string, description: string) =>
+      JSON.stringify({
+        type: 'assistant',
+        uuid: `a-${id}`,
+        message: { content: [{ type: 'tool_use', id, name: 'Task', input: { subagent_type: type, description, prompt: 'p' } }] },
+      })
+    // Running: only its progress lines name the agent id; finished: its result does, and says it completed.
+    const progress = JSON.stringify({
+      type: 'progress',
+      uuid: 'pg',
+      parentToolUseID: 'tu-run',
+      toolUseID: 'agent_msg_1',
+      data: { type: 'agent_progress', agentId: 'run1', prompt: 'p' },
+    })
+    const finished = JSON.stringify({
+      type: 'user',
+      uuid: 'r-fin',
+      message: { content: [{ type: 'tool_result', tool_use_id: 'tu-fin', content: [{ type: 'text', text: 'done' }] }] },
+      toolUseResult: { status: 'completed', agentId: 'fin1', content: [] },
+    })
+    writeFileSync(parent, [call('tu-run', 'Explore', 'look around'), progress, call('tu-fin', 'Plan', 'make a plan'), finished].join('\n') + '\n')
+    child('run1', null)
+    child('fin1', null)
+    expect(await claudeRoster({ sessionId: 'sess1', path: parent })).toEqual([
+      { agent_id: 'fin1', tool_use_id: 'tu-fin', agent_type: 'Plan', description: 'make a plan', spawn_depth: 1, done: true },
+      { agent_id: 'run1', tool_use_id: 'tu-run', agent_type: 'Explore', description: 'look around', spawn_depth: 1, done: false },
+    ])
   })
 
   it('snapshot counts and activity come from the known session only', async () => {

@@ -1,5 +1,9 @@
 /**
- * Which subagents the parent transcript says are finished (the roster's `done`): an asynchronous
+ * What the parent transcript says about its subagents. Labels: each spawning call (`Task`/`Agent`
+ * tool_use: subagent_type, description) and the agent id it started, read from the call's
+ * `agent_progress` lines (`data.agentId` under `parentToolUseID`) or its result
+ * (`toolUseResult.agentId`); real 2.1.x sessions write no `.meta.json`, so this is where a
+ * roster row's labels come from then. Done: an asynchronous
  * spawn is done once its completion notification arrives (keyed by agent id), a synchronous one
  * once its call returns a result (keyed by tool-use id). Scanned incrementally per parent file;
  * only complete lines; reset on shrink.
@@ -14,6 +18,10 @@ export interface DoneState {
   sync: Set<string>
   /** Synchronous spawns whose tool_result has arrived. */
   returned: Set<string>
+  /** Spawning calls by tool-use id: what the parent asked for. */
+  spawns: Map<string, { agent_type: string; description: string }>
+  /** Agent id → the tool-use id of the call that started it. */
+  spawnedBy: Map<string, string>
 }
 
 interface Cached extends DoneState {
@@ -47,14 +55,38 @@ export function observeLine(state: DoneState, line: string): void {
   }
   if (line.includes('"tool_use"') && (line.includes('"Task"') || line.includes('"Agent"'))) {
     for (const b of blocksOf(line, 'assistant')) {
-      if (b.type === 'tool_use' && (b.name === 'Task' || b.name === 'Agent') && typeof b.id === 'string' && isObj(b.input) && b.input.run_in_background === false)
-        state.sync.add(b.id)
+      if (b.type !== 'tool_use' || (b.name !== 'Task' && b.name !== 'Agent') || typeof b.id !== 'string' || !isObj(b.input)) continue
+      if (b.input.run_in_background === false) state.sync.add(b.id)
+      const label = (v: unknown) => (typeof v === 'string' ? v : '')
+      state.spawns.set(b.id, { agent_type: label(b.input.subagent_type), description: label(b.input.description) })
     }
   }
+  if (line.includes('"agentId"')) observeAgentId(state, line)
   if (state.sync.size && line.includes('"tool_result"')) {
     let mentions = false
     for (const id of state.sync) if (!state.returned.has(id) && line.includes(id)) mentions = true
     if (mentions) for (const b of blocksOf(line, 'user')) if (b.type === 'tool_result' && state.sync.has(b.tool_use_id)) state.returned.add(b.tool_use_id)
+  }
+}
+
+/** Links an agent id to its spawning call: from an `agent_progress` line or the call's result. */
+function observeAgentId(state: DoneState, line: string): void {
+  let o: any
+  try {
+    o = JSON.parse(line)
+  } catch {
+    return
+  }
+  const link = (agentId: unknown, toolUseId: unknown) => {
+    if (typeof agentId === 'string' && agentId && typeof toolUseId === 'string' && toolUseId && !state.spawnedBy.has(agentId)) state.spawnedBy.set(agentId, toolUseId)
+  }
+  if (o?.type === 'progress' && isObj(o.data) && o.data.type === 'agent_progress') link(o.data.agentId, o.parentToolUseID)
+  else if (o?.type === 'user' && isObj(o.toolUseResult) && Array.isArray(o.message?.content)) {
+    const results = o.message.content.filter((b: unknown) => isObj(b) && b.type === 'tool_result')
+    if (results.length === 1) link(o.toolUseResult.agentId, results[0].tool_use_id)
+    // A foreground call's result says how its agent ended (2.1.x: `status: "completed"`).
+    const id = o.toolUseResult.agentId
+    if (typeof id === 'string' && id && typeof o.toolUseResult.status === 'string' && !state.status.has(id)) state.status.set(id, o.toolUseResult.status)
   }
 }
 
@@ -75,7 +107,7 @@ export function isDone(state: DoneState, agentId: string, toolUseId: string): bo
   return !!toolUseId && state.returned.has(toolUseId)
 }
 
-export const emptyDoneState = (): DoneState => ({ status: new Map(), sync: new Set(), returned: new Set() })
+export const emptyDoneState = (): DoneState => ({ status: new Map(), sync: new Set(), returned: new Set(), spawns: new Map(), spawnedBy: new Map() })
 
 const inflight = new Map<string, Promise<DoneState>>()
 

@@ -34,7 +34,28 @@ const DROPPED = new Set([
   // Claude's own bookkeeping lines that never carry conversation.
   'summary',
   'custom-title',
+  // Claude Code 2.x: hook, Bash and subagent progress ticks (about 70% of a real session's lines);
+  // the conversation they report is in the user/assistant lines and the subagent's own file.
+  'progress',
 ])
+
+/** `system` subtypes that are bookkeeping, whatever their content says. */
+const DROPPED_SYSTEM = new Set(['compact_boundary', 'turn_duration', 'stop_hook_summary'])
+
+/** The summary line a compaction starts the new context with: shown as one system entry. */
+const isCompactSummary = (o: Record<string, any>) => o.type === 'user' && o.isCompactSummary === true
+
+/** The summary text of a compaction line (string content or its text blocks). */
+function compactText(o: Record<string, any>): string {
+  const c = o.message?.content
+  if (typeof c === 'string') return c.trim()
+  if (!Array.isArray(c)) return ''
+  return c
+    .filter((b) => isObj(b) && b.type === 'text' && typeof b.text === 'string')
+    .map((b) => b.text)
+    .join('\n')
+    .trim()
+}
 
 export function normalizeClaudeLine(line: string): RawEntry[] {
   return normalizeJsonLine(line, normalizeObject)
@@ -60,6 +81,7 @@ export function countClaudeLine(line: string): number {
     case 'queue-operation':
       return o.operation === 'remove' && !blank(o.content) ? 1 : 0
     case 'system': {
+      if (DROPPED_SYSTEM.has(str(o.subtype) ?? '')) return 0
       const content = str(o.content)
       return content !== undefined && content.replace(/<[^>]*>/g, '').trim() ? 1 : 0
     }
@@ -77,6 +99,7 @@ export function countClaudeLine(line: string): number {
       return n
     }
     case 'user': {
+      if (isCompactSummary(o)) return compactText(o) ? 1 : 0
       if (!isObj(o.message)) return 1
       const content = o.message.content
       if (typeof content === 'string') return content.trim() ? 1 : 0
@@ -111,6 +134,7 @@ function normalizeObject(o: Record<string, any>): RawEntry[] {
     case 'user':
       return user(o, base)
     case 'system': {
+      if (DROPPED_SYSTEM.has(str(o.subtype) ?? '')) return []
       const content = str(o.content)
       if (content === undefined) return []
       const t = content.replace(/<[^>]*>/g, '').trim()
@@ -148,6 +172,11 @@ function assistant(o: Record<string, any>, base: Base): RawEntry[] {
 }
 
 function user(o: Record<string, any>, base: Base): RawEntry[] {
+  if (isCompactSummary(o)) {
+    // One entry for a compaction: its summary, said by the system (nobody typed it).
+    const t = compactText(o)
+    return t ? [{ ...base(0), role: 'system', kind: 'message', text: body(`Conversation compacted. ${t}`), parsed: true }] : []
+  }
   if (!isObj(o.message)) return [{ ...unparsed('user'), ...base(0) }]
   const content = o.message.content
   if (typeof content === 'string') return content.trim() ? [{ ...base(0), role: 'user', kind: 'message', text: body(content), parsed: true }] : []
@@ -200,6 +229,17 @@ export function projectTool(b: Record<string, any>): ToolInfo {
       }
       break
     }
+    case 'AskUserQuestion': {
+      // A question with its options, not the call's JSON.
+      const qs = questionsOf(input)
+      if (qs.length) {
+        tool.title = oneLine(qs.map((q) => q.question).join(' / '), SUMMARY_CAP)
+        tool.input_summary = oneLine(qs.map((q) => (qs.length > 1 ? `${q.question}: ` : '') + q.options.join(' | ')).join(' / '), SUMMARY_CAP)
+        const header = qs.map((q) => q.header).filter(Boolean)
+        if (header.length) tool.subtitle = oneLine(header.join(' / '), SUBTITLE_CAP)
+      }
+      break
+    }
     default:
       tool.input_summary = oneLine(safeJson(b.input ?? {}), SUMMARY_CAP)
   }
@@ -223,6 +263,8 @@ export function projectResult(b: Record<string, any>, tur: unknown): ToolResult 
     output = stdout
     if (stderr.trim()) output += (stdout ? '\n' : '') + '[stderr] ' + stderr
   } else if (typeof tur === 'string') output = tur
+  // AskUserQuestion's answer: "question → answer" per question, not the tool's sentence around it.
+  if (isObj(tur) && isObj(tur.answers)) output = answersText(tur.answers)
   if (!output && !result.diff) output = inlineContent(b.content)
   output = stripAnsi(output).trim()
   if (output) {
@@ -232,6 +274,27 @@ export function projectResult(b: Record<string, any>, tur: unknown): ToolResult 
   }
   if (truncated) result.truncated = true
   return result
+}
+
+interface Question {
+  question: string
+  header: string
+  options: string[]
+}
+
+function questionsOf(input: Record<string, any>): Question[] {
+  if (!Array.isArray(input.questions)) return []
+  return input.questions.filter(isObj).map((q) => ({
+    question: str(q.question) ?? '',
+    header: str(q.header) ?? '',
+    options: Array.isArray(q.options) ? q.options.map((o: unknown) => (isObj(o) ? (str(o.label) ?? '') : typeof o === 'string' ? o : '')).filter(Boolean) : [],
+  }))
+}
+
+function answersText(answers: Record<string, unknown>): string {
+  return Object.entries(answers)
+    .map(([q, a]) => `${q} → ${Array.isArray(a) ? a.join(', ') : String(a)}`)
+    .join('\n')
 }
 
 function inlineContent(c: unknown): string {

@@ -1,7 +1,8 @@
 /**
- * Claude's subagent roster: `<session dir>/subagents/agent-<id>.jsonl` + `agent-<id>.meta.json`
- * beside the parent file, flat for every depth. A row needs both files; unreadable metadata
- * still yields a row (without labels); done comes from the parent transcript.
+ * Claude's subagent roster: `<session dir>/subagents/agent-<id>.jsonl` beside the parent file,
+ * flat for every depth, one row per transcript. Labels come from `agent-<id>.meta.json` when it
+ * is there and readable, else from the parent's spawning call (real 2.1.x sessions write no
+ * metadata), else stay empty; done comes from the parent transcript.
  */
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -15,7 +16,7 @@ export const subagentsDir = (parent: Located) => join(parent.path.replace(/\.jso
 /** Only ever called with an id taken from a discovered row. */
 export const subagentPath = (parent: Located, agentId: string) => join(subagentsDir(parent), `agent-${agentId}.jsonl`)
 
-/** Agent ids having both a transcript and a metadata file; [] when the dir is missing. */
+/** Agent ids having a transcript; [] when the dir is missing. */
 export async function subagentIds(parent: Located): Promise<string[]> {
   let names: string[]
   try {
@@ -23,11 +24,10 @@ export async function subagentIds(parent: Located): Promise<string[]> {
   } catch {
     return []
   }
-  const set = new Set(names)
   const ids: string[] = []
   for (const n of names) {
     const m = /^agent-(.+)\.jsonl$/.exec(n)
-    if (m && SAFE_NAME.test(m[1]) && set.has(`agent-${m[1]}.meta.json`)) ids.push(m[1])
+    if (m && SAFE_NAME.test(m[1])) ids.push(m[1])
   }
   return ids
 }
@@ -39,11 +39,13 @@ export async function claudeRoster(parent: Located): Promise<RosterRow[]> {
   const rows = await Promise.all(
     ids.map(async (id): Promise<RosterRow> => {
       const meta = await readMeta(join(subagentsDir(parent), `agent-${id}.meta.json`))
+      const toolUseId = typeof meta.toolUseId === 'string' ? meta.toolUseId : (done.spawnedBy.get(id) ?? '')
+      const spawn = done.spawns.get(toolUseId)
       const row: RosterRow = {
         agent_id: id,
-        tool_use_id: typeof meta.toolUseId === 'string' ? meta.toolUseId : '',
-        agent_type: typeof meta.agentType === 'string' ? meta.agentType : '',
-        description: typeof meta.description === 'string' ? meta.description : '',
+        tool_use_id: toolUseId,
+        agent_type: typeof meta.agentType === 'string' ? meta.agentType : (spawn?.agent_type ?? ''),
+        description: typeof meta.description === 'string' ? meta.description : (spawn?.description ?? ''),
         spawn_depth: Number.isInteger(meta.spawnDepth) && meta.spawnDepth > 0 ? meta.spawnDepth : 1,
         done: false,
       }
