@@ -4,7 +4,7 @@
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
-export default tseslint.config({ ignores: ['node_modules/**', 'plugins/web/dist/**', 'coverage/**'] }, js.configs.recommended, ...tseslint.configs.recommended, {
+export default tseslint.config({ ignores: ['node_modules/**', 'plugins/web/dist/**', 'coverage/**', 'dist/**'] }, js.configs.recommended, ...tseslint.configs.recommended, {
   languageOptions: { ecmaVersion: 2023, sourceType: 'module' },
   rules: {
     '@typescript-eslint/no-explicit-any': 'off',

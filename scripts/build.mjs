@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run build` (and npm's `prepack`): the web client, then the TypeScript sources compiled to
-// dist/ with relative `.ts` imports rewritten to `.js`, then the web client copied beside the
-// compiled web plugin (it finds dist/ next to itself), so the package runs with plain node.
+// dist/ with relative `.ts` imports rewritten to `.js` (the library a user config or a plugin
+// package imports, with its types), then the web client copied beside the compiled web plugin,
+// then the CLI and daemon bundled into dist/bundle/ (scripts/bundle.mjs), which `bridge` runs.
 import { spawnSync } from 'node:child_process'
 import { cpSync, existsSync, rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -26,4 +27,6 @@ if (!existsSync(`${root}/plugins/web/dist/index.html`)) {
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
 step('tsc', [tsc, '-p', 'tsconfig.build.json'])
 cpSync(`${root}/plugins/web/dist`, `${root}/dist/plugins/web/dist`, { recursive: true })
+const { bundle } = await import('./bundle.mjs')
+await bundle('package')
 console.log(`herdr-bridge: compiled into dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s`)
