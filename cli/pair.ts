@@ -1,4 +1,3 @@
-import { renderUnicodeCompact } from 'uqr'
 import { adminClient, CliError, reachable, type TargetOptions } from './admin-client.ts'
 import { hostPort, isLoopbackHost, reachableAddresses, type HostAddress } from './addresses.ts'
 import { bridgeCommand } from './errors.ts'
@@ -26,7 +25,8 @@ export async function pair(opts: PairOptions): Promise<void> {
   const host = new URL(payload.url).hostname
   if (isLoopbackHost(host)) loopbackWarning(payload.url, opts.addresses ?? reachableAddresses(), warn)
   if (opts.json) return void out(line)
-  out(renderUnicodeCompact(line))
+  // The QR encoder loads only here: --json and the other commands never need it.
+  out((await import('uqr')).renderUnicodeCompact(line))
   out(
     [
       '',
