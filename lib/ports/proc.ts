@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
+import { basename } from 'node:path'
 
 /** A TCP socket in LISTEN state as the kernel lists it. */
 export interface ProcListener {
@@ -70,6 +71,22 @@ export function readStat(pid: number): ProcEntry | undefined {
 }
 
 /**
+ * A process's name: its `comm`, which is the name of its main thread. Node 24 names its main
+ * thread `MainThread`, so for such a process the program is read from its executable instead
+ * (then `node`, as on older Node). Other names are kept as they are: a script's comm names the
+ * script, its executable only the interpreter.
+ */
+export function processName(pid: number): string {
+  const comm = readStat(pid)?.comm ?? ''
+  if (comm !== 'MainThread') return comm
+  try {
+    return basename(readlinkSync(`/proc/${pid}/exe`)) || comm
+  } catch {
+    return comm
+  }
+}
+
+/**
  * Every listening TCP socket with its owning process, from /proc alone (no lsof needed): socket
  * inodes from /proc/net/tcp{,6}, matched against the `socket:[inode]` links in /proc/<pid>/fd.
  * Processes we may not inspect are skipped.
@@ -105,7 +122,7 @@ export function procListeners(): { pid: number; proc: string; bind: string; port
       const l = socks.get(link.slice(8, -1))
       if (!l) continue
       const pid = Number(e)
-      out.push({ pid, proc: readStat(pid)?.comm ?? '', bind: l.bind, port: l.port })
+      out.push({ pid, proc: processName(pid), bind: l.bind, port: l.port })
     }
   }
   return out
