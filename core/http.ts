@@ -1,4 +1,4 @@
-import { defineRoute, getValidatedQuery, H3, HTTPError, HTTPResponse, type H3Event, type HTTPEvent, type Middleware } from 'h3'
+import { defineRoute, getRequestIP, getValidatedQuery, H3, HTTPError, HTTPResponse, type H3Event, type HTTPEvent, type Middleware } from 'h3'
 import type { ConsolaInstance } from 'consola'
 import * as v from 'valibot'
 import type { BridgeConfig } from './config.ts'
@@ -66,7 +66,7 @@ export function createHttpApp(loaded: LoadedPlugins, deps: HttpDeps): H3 {
   const auth: Middleware = (event, next) => {
     const meta = metaOf(event)
     const who = authenticate(meta.auth, credentialOf(event.req, event.url, meta.queryToken), config.admin_token, devices)
-    if (!who) return unauthorized()
+    if (!who) return auditRefusal(event, deps, unauthorized())
     if (who.kind !== 'none') deps.guard()?.authenticated(nodeSocketOf(event.req))
     event.context.auth = who
     return next()
@@ -145,6 +145,7 @@ function answer(route: MountedRoute, { audit, log }: HttpDeps): Middleware {
       audit.record({
         ts: Date.now(),
         device: auditActor(event.context.auth),
+        from: getRequestIP(event),
         route: `${method} ${event.url.pathname}`,
         ...fields,
         status: res.status,
@@ -255,6 +256,17 @@ export function errorToResponse(err: unknown, style: ErrorStyle, log: ConsolaIns
 /** The node socket under a request (srvx keeps the node request on `runtime`). */
 function nodeSocketOf(request: Request): import('node:net').Socket | undefined {
   return (request as { runtime?: { node?: { req?: { socket?: import('node:net').Socket } } } }).runtime?.node?.req?.socket
+}
+
+/**
+ * A refused credential or role on a write route, for the audit log, which counts refusals per
+ * route and caller and writes them once a minute (storage/audit-log.ts).
+ */
+function auditRefusal(event: H3Event, { audit }: HttpDeps, res: Response, who?: AuthInfo): Response {
+  const method = event.req.method
+  if (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS')
+    audit.record({ ts: Date.now(), device: auditActor(who), route: `${method} ${event.url.pathname}`, status: res.status, from: getRequestIP(event) })
+  return res
 }
 
 /** Who, in the log: the device id, `admin`, or `-` for unauthenticated routes (pairing). */
