@@ -1,6 +1,8 @@
 import { ConfigMissing, DEFAULT_ADDR, loadConfig, resolveDataDir, splitAddr, type BridgeConfig } from '../core/config.ts'
+import type { TLSSocket } from 'node:tls'
+import { Agent, buildConnector, fetch as undiciFetch, type Dispatcher } from 'undici'
 import { CliError, UsageError, bridgeCommand } from './errors.ts'
-import { readRunFile } from './runfile.ts'
+import { readRunFile, runFileOfDir, type RunFile } from './runfile.ts'
 
 export { CliError }
 
@@ -22,6 +24,10 @@ export interface Target {
   config: BridgeConfig | null
   /** True when the address came from --url/--addr rather than config or env. */
   explicit: boolean
+  /** Where the address came from, for the line that says the bridge is not there. */
+  from: string
+  /** Pins the certificate of a bridge serving HTTPS itself (from its run file); else undefined. */
+  dispatcher?: Dispatcher
 }
 
 export function resolveTarget(opts: TargetOptions): Target {
@@ -29,16 +35,65 @@ export function resolveTarget(opts: TargetOptions): Target {
   const dataDir = resolveDataDir(opts.dir, env)
   const config = readConfig(dataDir, env)
   let base: string
+  let from: string
+  let run: RunFile | null = null
   if (opts.url) {
     base = parseUrlFlag(opts.url)
+    from = '--url'
     if (opts.addr && new URL(baseOfAddr(opts.addr)).host !== new URL(base).host)
       throw new UsageError(`--url ${opts.url} and --addr ${opts.addr} name different bridges; pass one of them`)
+  } else if (opts.addr || env.BRIDGE_ADDR) {
+    from = opts.addr ? '--addr' : 'BRIDGE_ADDR'
+    base = baseOfAddr((opts.addr || env.BRIDGE_ADDR)!, from)
+  } else if ((run = runFileOfDir(dataDir, env))) {
+    // `serve --addr` is not saved in the config: the run file of this data dir's bridge says where it listens.
+    base = baseOfRunFile(run)
+    from = `the run file of the bridge of data dir ${dataDir}`
   } else {
-    const addr = opts.addr ?? config?.transport.addr ?? env.BRIDGE_ADDR ?? DEFAULT_ADDR
-    base = baseOfAddr(addr, opts.addr ? '--addr' : env.BRIDGE_ADDR ? 'BRIDGE_ADDR' : 'transport.addr')
+    base = baseOfAddr(config?.transport.addr ?? DEFAULT_ADDR, 'transport.addr')
+    from = `${config ? `transport.addr in ${config.config_path}` : 'the default address'}; no running bridge uses data dir ${dataDir}`
   }
   const u = new URL(base)
-  return { base, port: Number(u.port || (u.protocol === 'https:' ? 443 : 80)), dataDir, config, explicit: !!(opts.url || opts.addr) }
+  const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80))
+  // A bridge serving HTTPS on loopback: its certificate names the public host, so pin it instead.
+  run ??= u.protocol === 'http:' && isLoopback(u.hostname) ? readRunFile(port, env) : null
+  let dispatcher: Dispatcher | undefined
+  if (run?.tls_fingerprint && run.url.startsWith('https:') && isLoopback(u.hostname)) {
+    if (u.protocol === 'http:') base = base.replace(/^http:/, 'https:')
+    dispatcher = pinnedAgent(run.tls_fingerprint)
+  }
+  return { base, port, dataDir, config, explicit: !!(opts.url || opts.addr), from, dispatcher }
+}
+
+/** The loopback base URL of a bridge from its run file (a wildcard listener answers on loopback). */
+export function baseOfRunFile(run: RunFile): string {
+  const u = new URL(run.url)
+  return baseOfAddr(u.host).replace(/^http:/, u.protocol)
+}
+
+const isLoopback = (h: string) => /^127\./.test(h) || h === '[::1]' || h === 'localhost'
+
+/** TLS to a loopback bridge trusting exactly the certificate its run file names. */
+function pinnedAgent(fingerprint: string): Dispatcher {
+  const connect = buildConnector({ rejectUnauthorized: false })
+  return new Agent({
+    connect(opts, cb) {
+      connect(opts, (err, socket) => {
+        if (err || !socket) return cb(err ?? new Error('no socket'), null)
+        if ((socket as TLSSocket).getPeerCertificate?.().fingerprint256 !== fingerprint) {
+          socket.destroy()
+          return cb(new Error('the certificate is not the one the run file names'), null)
+        }
+        cb(null, socket)
+      })
+    },
+  })
+}
+
+/** fetch through the target's pinned TLS agent when it has one. */
+export function targetFetch(target: Pick<Target, 'dispatcher'>, url: string, init: RequestInit = {}): Promise<Response> {
+  if (!target.dispatcher) return fetch(url, init)
+  return undiciFetch(url, { ...(init as any), dispatcher: target.dispatcher }) as unknown as Promise<Response>
 }
 
 /** A config that does not exist is null; a broken one is a one-line error naming the file. */
@@ -82,7 +137,9 @@ export function adminClient(opts: TargetOptions) {
   const target = resolveTarget(opts)
   const { base } = target
   const notRunning = () =>
-    new CliError(`the bridge is not running at ${base}; start it with \`${bridgeCommand(`serve${target.explicit ? ` --addr ${new URL(base).host}` : ''}`)}\``)
+    new CliError(
+      `the bridge is not running at ${base} (tried ${target.from}); start it with \`${bridgeCommand(`serve${target.explicit ? ` --addr ${new URL(base).host}` : ''}`)}\``,
+    )
 
   /** The token to use and where it came from; falls back to the run file of the bridge there. */
   let auth: { token: string; from: string; dir: string } | null = target.config
@@ -105,7 +162,7 @@ export function adminClient(opts: TargetOptions) {
 
   const send = async (token: string, method: string, path: string, body?: unknown): Promise<Response> => {
     try {
-      return await fetch(base + path, {
+      return await targetFetch(target, base + path, {
         method,
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -128,7 +185,7 @@ export function adminClient(opts: TargetOptions) {
         const found = fromRunFile()
         if (found.auth) auth = found.auth
         else {
-          if (!(await reachable(base))) throw notRunning()
+          if (!(await reachable(base, 3000, target))) throw notRunning()
           const where = `no config at ${target.dataDir}/config.json`
           throw new CliError(found.dir ? `${where}; the bridge at ${base} uses --dir ${found.dir}: pass that` : `${where}; pass the --dir the bridge at ${base} was started with`)
         }
@@ -162,9 +219,9 @@ export function adminClient(opts: TargetOptions) {
 }
 
 /** Whether anything answers /healthz there (no token needed). */
-export async function reachable(base: string, timeoutMs = 3000): Promise<boolean> {
+export async function reachable(base: string, timeoutMs = 3000, target: Pick<Target, 'dispatcher'> = {}): Promise<boolean> {
   try {
-    const res = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(timeoutMs) })
+    const res = await targetFetch(target, `${base}/healthz`, { signal: AbortSignal.timeout(timeoutMs) })
     await res.body?.cancel()
     return true
   } catch {

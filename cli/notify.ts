@@ -1,5 +1,6 @@
 import { defineCommand } from 'citty'
-import { adminClient, CliError } from './admin-client.ts'
+import { adminClient, CliError, type TargetOptions } from './admin-client.ts'
+import { targetArgs } from './args.ts'
 
 /**
  * `bridge notify test [--channel fcm|webpush|ntfy|webhook]`: the daemon sends a test alert
@@ -23,8 +24,7 @@ export function formatChannel(c: ChannelLine): string {
   return `${name} not sent: ${c.note ?? (c.total ? 'every target failed (see the bridge log)' : 'no targets')}`
 }
 
-export async function notifyTest(opts: {
-  dir?: string
+export async function notifyTest(opts: TargetOptions & {
   channel?: string
   out?: (line: string) => void
   call?: (body: unknown) => Promise<{ channels: ChannelLine[] }>
@@ -32,7 +32,7 @@ export async function notifyTest(opts: {
   const out = opts.out ?? ((l: string) => console.log(l))
   const channel = opts.channel?.trim()
   if (channel && !(NOTIFY_CHANNELS as readonly string[]).includes(channel)) throw new CliError(`unknown channel "${channel}": want one of ${NOTIFY_CHANNELS.join(', ')}`)
-  const call = opts.call ?? ((body: unknown) => adminClient({ dir: opts.dir }).call<{ channels: ChannelLine[] }>('POST', '/admin/notify/test', body))
+  const call = opts.call ?? ((body: unknown) => adminClient({ dir: opts.dir, addr: opts.addr, url: opts.url, env: opts.env }).call<{ channels: ChannelLine[] }>('POST', '/admin/notify/test', body))
   const r = await call(channel ? { channel } : {})
   for (const c of r.channels) out(formatChannel(c))
   if (!r.channels.some((c) => c.sent > 0)) throw new CliError('no channel delivered the test alert')
@@ -44,10 +44,10 @@ export const notifyCmd = defineCommand({
     test: defineCommand({
       meta: { name: 'test', description: 'Send a test alert through each configured channel and say which ones went out' },
       args: {
-        dir: { type: 'string', description: 'Data dir (default $BRIDGE_DIR or ~/.herdr-bridge)' },
+        ...targetArgs,
         channel: { type: 'string', description: `Only this channel: ${NOTIFY_CHANNELS.join(', ')}` },
       },
-      run: ({ args }) => notifyTest({ dir: args.dir, channel: args.channel }),
+      run: ({ args }) => notifyTest({ dir: args.dir, addr: args.addr, url: args.url, channel: args.channel }),
     }),
   },
 })

@@ -1,17 +1,20 @@
-import { lstatSync, mkdirSync, readFileSync, rmSync, chmodSync } from 'node:fs'
+import { lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, chmodSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { writeFileAtomic } from '../storage/atomic-file.ts'
+import { writeFileAtomic } from '../lib/atomic-file.ts'
 
 /**
  * Run files: a running bridge leaves `{pid, url, data_dir}` under a per-user runtime dir, named
  * by port, so a CLI command aimed at an address can find that bridge's data dir (and admin
- * token) when its own config is missing or refused — e.g. beside `npm run demo`.
+ * token) when its own config is missing or refused — e.g. beside `npm run demo` — and a command
+ * given only a data dir finds the address its bridge listens on (`serve --addr` is not saved).
  */
 export interface RunFile {
   pid: number
   url: string
   data_dir: string
+  /** SHA-256 fingerprint of the certificate a bridge serving HTTPS presents (the CLI pins it). */
+  tls_fingerprint?: string
 }
 
 /** $XDG_RUNTIME_DIR/herdr-bridge, else <tmpdir>/herdr-bridge-<uid>: neither depends on HOME. */
@@ -42,12 +45,44 @@ export function readRunFile(port: number, env: NodeJS.ProcessEnv = process.env, 
   const dir = runDir(env)
   if (!ownedPrivateDir(dir)) return null
   try {
-    const r = JSON.parse(readFileSync(join(dir, `${port}.json`), 'utf8')) as RunFile
-    if (typeof r?.pid !== 'number' || typeof r.data_dir !== 'string' || typeof r.url !== 'string') return null
-    return !live || alive(r.pid) ? r : null
+    return parseRunFile(readFileSync(join(dir, `${port}.json`), 'utf8'), live)
   } catch {
     return null
   }
+}
+
+/** Every live bridge of this user, by port. */
+export function listRunFiles(env: NodeJS.ProcessEnv = process.env): RunFile[] {
+  const dir = runDir(env)
+  if (!ownedPrivateDir(dir)) return []
+  let names: string[]
+  try {
+    names = readdirSync(dir).filter((n) => /^\d+\.json$/.test(n))
+  } catch {
+    return []
+  }
+  const out: RunFile[] = []
+  for (const n of names.sort((a, b) => parseInt(a) - parseInt(b))) {
+    try {
+      const r = parseRunFile(readFileSync(join(dir, n), 'utf8'), true)
+      if (r) out.push(r)
+    } catch {
+      // Removed between the listing and the read: that bridge has just stopped.
+    }
+  }
+  return out
+}
+
+/** The live bridge serving `dataDir`, wherever it listens; null when none runs. */
+export function runFileOfDir(dataDir: string, env: NodeJS.ProcessEnv = process.env): RunFile | null {
+  return listRunFiles(env).find((r) => r.data_dir === dataDir) ?? null
+}
+
+function parseRunFile(text: string, live: boolean): RunFile | null {
+  const r = JSON.parse(text) as RunFile
+  if (typeof r?.pid !== 'number' || typeof r.data_dir !== 'string' || typeof r.url !== 'string') return null
+  if (r.tls_fingerprint !== undefined && typeof r.tls_fingerprint !== 'string') return null
+  return !live || alive(r.pid) ? r : null
 }
 
 /** A shared tmpdir could hold a dir planted by someone else: trust only our own, private one. */

@@ -1,5 +1,6 @@
-import { adminClient, CliError, reachable, type TargetOptions } from './admin-client.ts'
+import { adminClient, baseOfRunFile, CliError, reachable, type TargetOptions } from './admin-client.ts'
 import { bridgeCommand } from './errors.ts'
+import { listRunFiles, type RunFile } from './runfile.ts'
 
 export interface StatusOptions extends TargetOptions {
   json?: boolean
@@ -22,24 +23,28 @@ interface DaemonStatus {
 
 /**
  * `bridge status`: exit 0 only when the daemon answers and at least one herdr session does.
- * With --json the same facts as one object (also on failure, so scripts can read why).
+ * With --json the same facts as one object (also on failure, so scripts can read why). Without
+ * --dir, --addr or --url it also lists every bridge running for this user (from the run files).
  */
 export async function status(opts: StatusOptions): Promise<number> {
   const out = opts.out ?? ((l: string) => console.log(l))
   const admin = adminClient(opts)
   const base = admin.base
-  if (!(await reachable(base))) {
+  const bridges = opts.dir || opts.addr || opts.url ? null : listRunFiles(opts.env ?? process.env)
+  const listed = bridges ? { bridges: bridges.map((b) => ({ url: baseOfRunFile(b), pid: b.pid, data_dir: b.data_dir })) } : {}
+  if (!(await reachable(base, 3000, admin.target))) {
     if (opts.json) {
-      out(JSON.stringify({ running: false, url: base, data_dir: admin.target.dataDir }, null, 2))
+      out(JSON.stringify({ running: false, url: base, data_dir: admin.target.dataDir, ...listed }, null, 2))
       return 1
     }
+    if (bridges?.length) listBridges(bridges, out)
     throw admin.notRunning()
   }
   const s = await admin.call<DaemonStatus>('GET', '/admin/status')
   const live = s.herdr.sessions.filter((x) => x.answers)
   const ok = live.length > 0
   if (opts.json) {
-    out(JSON.stringify({ running: true, url: base, ...s, ok }, null, 2))
+    out(JSON.stringify({ running: true, url: base, ...s, ok, ...listed }, null, 2))
     return ok ? 0 : 1
   }
   const rows: [string, string][] = [
@@ -61,8 +66,15 @@ export async function status(opts: StatusOptions): Promise<number> {
     const what = x.answers ? `herdr ${x.herdr_version}, protocol ${x.protocol}, ${x.state}` : `not answering (${x.error})`
     out(`  ${x.answers ? '✓' : '✗'} ${x.name}  ${what}  ${x.socket}`)
   }
+  if (bridges && bridges.some((b) => b.pid !== s.pid)) listBridges(bridges, out)
   if (!ok) throw new CliError(`no herdr session answers: install herdr, start it, or set HERDR_SOCKET_PATH (see \`${bridgeCommand('doctor')}\`)`)
   return 0
+}
+
+/** One line per running bridge: where it answers, its pid and data dir, and how to ask it. */
+function listBridges(bridges: RunFile[], out: (line: string) => void): void {
+  out(`bridges running for this user (${bridges.length}):`)
+  for (const b of bridges) out(`  ${baseOfRunFile(b)}  pid ${b.pid}  data dir ${b.data_dir}  (\`${bridgeCommand(`status --dir ${b.data_dir}`)}\`)`)
 }
 
 function duration(s: number): string {

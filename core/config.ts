@@ -27,6 +27,11 @@ export interface TransportConfig {
   allowed_origins: string[]
   /** Host names requests may carry besides IP literals, localhost, this machine's name and public_url's host. */
   allowed_hosts: string[]
+  /** URLs given to `bridge pair --url` (kept so their hosts stay allowed, core/host-check.ts). */
+  pair_urls: string[]
+  /** PEM certificate and key files: when both are set the bridge serves HTTPS and WSS itself. */
+  tls_cert: string
+  tls_key: string
 }
 
 export interface PushConfig {
@@ -48,6 +53,10 @@ export interface NotifyConfig {
   ntfy: { url: string; token: string }
   /** Signed JSON webhooks. */
   webhooks: { url: string; secret: string }[]
+  /** How long a blocked/done state must hold before it alerts (a state gone sooner never alerts). */
+  settle_ms: number
+  /** Least time between two alerts of one agent; a state reached meanwhile alerts when it ends. */
+  cooldown_ms: number
 }
 
 /** The persisted config (`<data dir>/config.json`) after env overrides. */
@@ -65,6 +74,10 @@ export interface BridgeConfig {
 }
 
 export const DEFAULT_ADDR = '127.0.0.1:8787'
+/** An agent that flips to blocked and back within this long is flapping, not waiting for you. */
+export const DEFAULT_SETTLE_MS = 2000
+/** At most one alert per agent in this window: a flapping agent alerts twice a minute at most. */
+export const DEFAULT_COOLDOWN_MS = 30_000
 
 /** The data dir: `--dir`, then BRIDGE_DIR, then ~/.herdr-bridge. */
 export function resolveDataDir(dir?: string, env = process.env): string {
@@ -96,6 +109,9 @@ const ConfigFile = section({
       public_url: text,
       allowed_origins: texts,
       allowed_hosts: texts,
+      pair_urls: texts,
+      tls_cert: text,
+      tls_key: text,
     }),
   ),
   push: v.nullish(section({ service_account_path: text, project_id: text, android_channels: v.nullish(section({ blocked: text, done: text })) })),
@@ -104,6 +120,8 @@ const ConfigFile = section({
       webpush: v.nullish(section({ subject: text, insecure: v.nullish(v.boolean('want true or false')) })),
       ntfy: v.nullish(section({ url: text, token: text })),
       webhooks: v.nullish(v.array(section({ url: text, secret: text }))),
+      settle_ms: v.nullish(v.pipe(v.number('want milliseconds'), v.integer('want whole milliseconds'), v.minValue(0, 'want 0 or more'))),
+      cooldown_ms: v.nullish(v.pipe(v.number('want milliseconds'), v.integer('want whole milliseconds'), v.minValue(0, 'want 0 or more'))),
     }),
   ),
 })
@@ -156,6 +174,9 @@ export function loadConfig(opts: { dir?: string; env?: NodeJS.ProcessEnv; create
     public_url: t.public_url || d.transport?.public_url || '',
     allowed_origins: list(t.allowed_origins ?? d.transport?.allowed_origins),
     allowed_hosts: list(t.allowed_hosts ?? d.transport?.allowed_hosts),
+    pair_urls: list(t.pair_urls),
+    tls_cert: t.tls_cert || d.transport?.tls_cert || '',
+    tls_key: t.tls_key || d.transport?.tls_key || '',
   }
   const channels = checked.push?.android_channels
   const push: PushConfig = {
@@ -168,6 +189,8 @@ export function loadConfig(opts: { dir?: string; env?: NodeJS.ProcessEnv; create
     webpush: { subject: n.webpush?.subject ?? '', insecure: n.webpush?.insecure === true },
     ntfy: { url: n.ntfy?.url ?? '', token: n.ntfy?.token ?? '' },
     webhooks: (n.webhooks ?? []).filter((w) => w.url).map((w) => ({ url: w.url!, secret: w.secret ?? '' })),
+    settle_ms: n.settle_ms ?? DEFAULT_SETTLE_MS,
+    cooldown_ms: n.cooldown_ms ?? DEFAULT_COOLDOWN_MS,
   }
   const config: BridgeConfig = {
     data_dir: dataDir,
@@ -199,6 +222,10 @@ export function applyEnv(c: BridgeConfig, env: NodeJS.ProcessEnv): BridgeConfig 
   if (env.BRIDGE_WEBPUSH_INSECURE) c.notify.webpush.insecure = env.BRIDGE_WEBPUSH_INSECURE === '1'
   if (env.BRIDGE_NTFY_URL) c.notify.ntfy.url = env.BRIDGE_NTFY_URL.trim()
   if (env.BRIDGE_NTFY_TOKEN) c.notify.ntfy.token = env.BRIDGE_NTFY_TOKEN.trim()
+  if (env.BRIDGE_TLS_CERT) c.transport.tls_cert = env.BRIDGE_TLS_CERT
+  if (env.BRIDGE_TLS_KEY) c.transport.tls_key = env.BRIDGE_TLS_KEY
+  if (env.BRIDGE_ALERT_SETTLE_MS && /^\d+$/.test(env.BRIDGE_ALERT_SETTLE_MS)) c.notify.settle_ms = Number(env.BRIDGE_ALERT_SETTLE_MS)
+  if (env.BRIDGE_ALERT_COOLDOWN_MS && /^\d+$/.test(env.BRIDGE_ALERT_COOLDOWN_MS)) c.notify.cooldown_ms = Number(env.BRIDGE_ALERT_COOLDOWN_MS)
   if (env.BRIDGE_WEBHOOK_URL) c.notify.webhooks = list(env.BRIDGE_WEBHOOK_URL.split(',')).map((url) => ({ url, secret: (env.BRIDGE_WEBHOOK_SECRET ?? '').trim() }))
   else if (env.BRIDGE_WEBHOOK_SECRET) c.notify.webhooks = c.notify.webhooks.map((w) => ({ ...w, secret: w.secret || env.BRIDGE_WEBHOOK_SECRET!.trim() }))
   return c

@@ -15,6 +15,7 @@
 import { readFileSync } from 'node:fs'
 import type { Server } from 'node:http'
 import type { Socket } from 'node:net'
+import { Server as TlsServer } from 'node:tls'
 import type { Duplex } from 'node:stream'
 import type { ConsolaInstance } from 'consola'
 
@@ -72,8 +73,9 @@ export function guardServer(server: Server, limits: ServerLimits, log: ConsolaIn
   const unauthenticated = new Set<Socket>()
   let refused = 0
   let lastWarn = 0
-  // Runs before http's own listener, so a refused socket never reaches a handler.
-  server.prependListener('connection', (socket: Socket) => {
+  // Runs before http's own listener, so a refused socket never reaches a handler. Over TLS the
+  // socket requests arrive on (and `authenticated` is given) is the one after the handshake.
+  server.prependListener(server instanceof TlsServer ? 'secureConnection' : 'connection', (socket: Socket) => {
     socket.on('error', () => {})
     const full = all.size >= limits.max_connections ? 'connections' : unauthenticated.size >= limits.max_unauthenticated ? 'unauthenticated connections' : null
     if (full) {

@@ -1,4 +1,7 @@
 import { createServer, type Server } from 'node:http'
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https'
+import { X509Certificate, createPrivateKey } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import type { AddressInfo, Socket } from 'node:net'
 import { toNodeHandler } from 'h3'
 import { consola, type ConsolaInstance } from 'consola'
@@ -43,6 +46,14 @@ export interface Bridge {
   state<S>(plugin: PluginDef<any, S>): S | undefined
   fetch: (request: Request) => Promise<Response>
   listen(addr?: string): Promise<{ url: string; host: string; port: number }>
+  /**
+   * Reads transport.tls_cert / tls_key again and serves new connections with them (SIGHUP, after
+   * `tailscale cert` renews). Returns the new certificate's SHA-256 fingerprint; throws, keeping
+   * the pair in use, when the files do not make a pair. Null when the bridge serves plain HTTP.
+   */
+  reloadTls(): string | null
+  /** SHA-256 fingerprint of the certificate served now; null for plain HTTP. */
+  tlsFingerprint(): string | null
   close(): Promise<void>
   routes: LoadedPlugins
 }
@@ -56,7 +67,8 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
   const plugin = (name: string) => running.get(name)!
   // Started after the plugins so their bus subscriptions see the first multiplexer_connected.
   const ingest = opts.ingest === false ? null : startIngest({ herdr, bus, log: log.withTag('ingest') }, opts.ingest ?? {})
-  let server: Server | null = null
+  let server: Server | HttpsServer | null = null
+  const tls = config.transport.tls_cert || config.transport.tls_key ? readTlsPair(config) : null
   let guard: ServerGuard | null = null
   const hosts = createHostCheck(config)
   const app = createHttpApp(loaded, { config, devices, audit, log, plugin, limits, guard: () => guard })
@@ -79,8 +91,12 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
     fetch,
     routes: loaded,
     async listen(addr = config.transport.addr) {
-      server = createServer({ headersTimeout: limits.headers_timeout_ms, requestTimeout: limits.request_timeout_ms }, toNodeHandler({ fetch } as any) as any)
-      guard = guardServer(server, limits, log)
+      const timeouts = { headersTimeout: limits.headers_timeout_ms, requestTimeout: limits.request_timeout_ms }
+      // HTTPS of its own (e.g. a `tailscale cert` pair): the web app needs a secure context for Web Push.
+      server = tls
+        ? createHttpsServer({ ...timeouts, key: tls.key, cert: tls.cert, handshakeTimeout: limits.headers_timeout_ms }, toNodeHandler({ fetch } as any) as any)
+        : createServer(timeouts, toNodeHandler({ fetch } as any) as any)
+      guard = guardServer(server as Server, limits, log)
       const g = guard
       server.on('upgrade', (req, socket, head) => {
         if (hosts.malformed(req.headers.host)) return refuse(socket, '400 Bad Request', hosts.badHost)
@@ -91,8 +107,17 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
           () => socket.destroy(),
         )
       })
-      return listenOn(server, addr, ctx)
+      return listenOn(server as Server, addr, ctx, tls ? 'https' : 'http')
     },
+    reloadTls() {
+      if (!tls) return null
+      const next = readTlsPair(config)
+      // Throws on a key that does not fit the certificate: the running pair stays.
+      ;(server as HttpsServer | null)?.setSecureContext({ key: next.key, cert: next.cert })
+      Object.assign(tls, next)
+      return next.fingerprint
+    },
+    tlsFingerprint: () => tls?.fingerprint ?? null,
     async close() {
       await ingest?.stop()
       for (const d of disposers) {
@@ -142,14 +167,43 @@ async function createContext(opts: BridgeOptions) {
   return { ctx, deviceSockets, audit }
 }
 
+/** The PEM pair named by transport.tls_cert / tls_key, read now; one line naming the setting when it cannot be. */
+export function readTlsPair(config: BridgeConfig): { key: Buffer; cert: Buffer; fingerprint: string } {
+  const { tls_cert, tls_key } = config.transport
+  if (!tls_cert || !tls_key) throw new Error(`HTTPS needs both a certificate and a key: set ${tls_cert ? 'transport.tls_key (--tls-key)' : 'transport.tls_cert (--tls-cert)'}`)
+  const read = (path: string, what: string) => {
+    try {
+      return readFileSync(path)
+    } catch (err) {
+      throw new Error(`cannot read the TLS ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
+    }
+  }
+  const cert = read(tls_cert, 'certificate')
+  const key = read(tls_key, 'key')
+  let x509: X509Certificate
+  try {
+    x509 = new X509Certificate(cert)
+  } catch {
+    throw new Error(`the TLS certificate ${tls_cert} is not a PEM certificate`)
+  }
+  try {
+    if (!x509.checkPrivateKey(createPrivateKey(key))) throw new Error('mismatch')
+  } catch (err) {
+    throw new Error(
+      (err as Error).message === 'mismatch' ? `the TLS key ${tls_key} is not the key of the certificate ${tls_cert}` : `the TLS key ${tls_key} is not a PEM private key`,
+    )
+  }
+  return { key, cert, fingerprint: x509.fingerprint256 }
+}
+
 /** Listens on `addr` (host:port); the URL it took is kept for the plugins that describe the server. */
-async function listenOn(server: Server, addr: string, ctx: PluginContext): Promise<{ url: string; host: string; port: number }> {
+async function listenOn(server: Server, addr: string, ctx: PluginContext, scheme: 'http' | 'https'): Promise<{ url: string; host: string; port: number }> {
   const { host, port } = splitAddr(addr)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(port, host, () => resolve())
   })
   const a = server.address() as AddressInfo
-  ctx.server.url = `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`
+  ctx.server.url = `${scheme}://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`
   return { url: ctx.server.url, host: a.address, port: a.port }
 }

@@ -28,14 +28,14 @@ describe('the daemon is not running', () => {
     it(`bridge ${args.join(' ')}`, async () => {
       const port = await freePort()
       const r = await cli([...args, '--addr', `127.0.0.1:${port}`], box.env)
-      expectOneLineError(r, `the bridge is not running at http://127.0.0.1:${port}; start it with \`npx bridge serve --addr 127.0.0.1:${port}\``)
+      expectOneLineError(r, `the bridge is not running at http://127.0.0.1:${port} (tried --addr); start it with \`npx bridge serve --addr 127.0.0.1:${port}\``)
     })
   }
 
   it('names the address from BRIDGE_ADDR without a flag to repeat', async () => {
     const port = await freePort()
     const r = await cli(['status'], { ...box.env, BRIDGE_ADDR: `127.0.0.1:${port}` })
-    expectOneLineError(r, `the bridge is not running at http://127.0.0.1:${port}; start it with \`npx bridge serve\``)
+    expectOneLineError(r, `the bridge is not running at http://127.0.0.1:${port} (tried BRIDGE_ADDR); start it with \`npx bridge serve\``)
   })
 
   it('status --json says so as JSON, still exiting non-zero', async () => {
@@ -220,7 +220,7 @@ describe('pair --url', () => {
     const r = await cli(['pair', '--url', `http://127.0.0.1:${port}`], { ...box.env, BRIDGE_ADDR: `127.0.0.1:${await freePort()}` })
     expectOneLineError(
       r,
-      /^bridge: the bridge is not running at http:\/\/127\.0\.0\.1:\d+; start it with `npx bridge serve`; --url only sets the URL in the code: pass the daemon's --addr$/,
+      /^bridge: the bridge is not running at http:\/\/127\.0\.0\.1:\d+ \(tried BRIDGE_ADDR\); start it with `npx bridge serve`; --url only sets the URL in the code: pass the daemon's --addr$/,
     )
     expect(String(r.stderr)).not.toContain(`:${port};`)
     const ok = await cli(['pair', '--json', '--url', 'https://phone.example'], { ...box.env, BRIDGE_ADDR: addr })
@@ -262,7 +262,7 @@ describe('BRIDGE_DEBUG=1', () => {
     const r = await cli(['status', '--addr', `127.0.0.1:${port}`], { ...box.env, BRIDGE_DEBUG: '1' })
     expect(r.exitCode).toBe(1)
     const lines = String(r.stderr).trim().split('\n')
-    expect(lines[0]).toBe(`bridge: the bridge is not running at http://127.0.0.1:${port}; start it with \`npx bridge serve --addr 127.0.0.1:${port}\``)
+    expect(lines[0]).toBe(`bridge: the bridge is not running at http://127.0.0.1:${port} (tried --addr); start it with \`npx bridge serve --addr 127.0.0.1:${port}\``)
     expect(lines.slice(1).some((l) => /^\s+at /.test(l))).toBe(true)
   })
 })

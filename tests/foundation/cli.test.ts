@@ -77,7 +77,7 @@ describe('cli against a running daemon', () => {
     const port = await freePort()
     const r = await cli(['devices', 'list'], { BRIDGE_ADDR: `127.0.0.1:${port}` })
     expect(r.exitCode).not.toBe(0)
-    expect(r.stderr + r.stdout).toContain(`the bridge is not running at http://127.0.0.1:${port}; start it with \`npx bridge serve\``)
+    expect(r.stderr + r.stdout).toContain(`the bridge is not running at http://127.0.0.1:${port} (tried BRIDGE_ADDR); start it with \`npx bridge serve\``)
   })
 
   it('prints its version', async () => {

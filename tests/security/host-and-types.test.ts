@@ -52,7 +52,7 @@ describe('Host header', () => {
   test('a foreign host name gets 421 with one line, before auth and before any route', async () => {
     const want = {
       status: 421,
-      body: 'host rebind.attacker.example is not served here; add it to transport.allowed_hosts or BRIDGE_ALLOWED_HOSTS',
+      body: 'host rebind.attacker.example is not served here; add it to transport.allowed_hosts or BRIDGE_ALLOWED_HOSTS (a name or *.suffix), set transport.public_url to its URL, or pair once with `bridge pair --url https://rebind.attacker.example`',
       type: 'text/plain; charset=utf-8',
     }
     expect(await call('/health', { host: 'rebind.attacker.example:8787' })).toEqual(want)
@@ -77,7 +77,7 @@ describe('Host header', () => {
       setTimeout(() => (s.destroy(), resolve(got)), 5000)
     })
     expect(raw.split('\r\n')[0]).toBe('HTTP/1.1 421 Misdirected Request')
-    expect(raw.endsWith('\r\n\r\nhost evil.example is not served here; add it to transport.allowed_hosts or BRIDGE_ALLOWED_HOSTS')).toBe(true)
+    expect(raw.endsWith('\r\n\r\nhost evil.example is not served here; add it to transport.allowed_hosts or BRIDGE_ALLOWED_HOSTS (a name or *.suffix), set transport.public_url to its URL, or pair once with `bridge pair --url https://evil.example`')).toBe(true)
   })
 
   test('IP literals, localhost, this machine, public_url and the configured names are served', async () => {
@@ -112,7 +112,7 @@ describe('Host header', () => {
     expect(check.allows('10.0.0.1')).toBe(true)
     expect(check.allows('app.localhost')).toBe(true)
     expect(check.allows('from-env.example')).toBe(false)
-    expect(check.refusal('a\u0007b.example')).toBe('host a\\u0007b.example is not served here; add it to transport.allowed_hosts or BRIDGE_ALLOWED_HOSTS')
+    expect(check.refusal('a\u0007b.example')).toBe('host a\\u0007b.example is not served here; add it to transport.allowed_hosts or BRIDGE_ALLOWED_HOSTS (a name or *.suffix), set transport.public_url to its URL, or pair once with `bridge pair --url https://a\\u0007b.example`')
   })
 })
 
