@@ -47,6 +47,10 @@ const swaps = (layout) => [
     }[layout],
   },
   { file: 'cli/errors.ts', from: "import.meta.url.endsWith('.ts')", to: layout === 'clone' ? 'true' : 'false' },
+  // CommonJS has no top-level await; the CLI's last line is its only one.
+  ...(layout === 'sea' ? [{ file: 'cli/main.ts', from: 'await runCli(', to: 'void runCli(' }] : []),
+  // firebase-admin goes inside the executable: a plain require esbuild can follow.
+  ...(layout === 'sea' ? [{ file: 'plugins/notify-fcm/credentials.ts', from: "requireFirebase('firebase-admin/app')", to: "require('firebase-admin/app')" }] : []),
 ]
 
 function swapPlugin(layout) {
@@ -137,6 +141,8 @@ export async function bundle(layout) {
       entryPoints: ['scripts/sea-entry.ts'],
       outfile: SEA_FILE,
       format: 'cjs',
+      // Optional requires of dependencies the bridge never reaches (unzipper's S3 source).
+      external: ['@aws-sdk/client-s3'],
       // CommonJS has no import.meta: the executable's own path stands in for it.
       define: { 'import.meta.url': '__bridgeUrl', 'import.meta.dirname': '__dirname' },
       banner: { js: "const __bridgeUrl = require('node:url').pathToFileURL(process.execPath).href;" },

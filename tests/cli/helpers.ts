@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, mkdirSync } from 'node:fs'
+import { closeSync, mkdtempSync, mkdirSync, openSync, readSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa, type Result } from 'execa'
@@ -37,8 +37,20 @@ export function sandbox(prefix = 'bridge-cli-') {
   return { root, home, run, dataDir: join(root, 'data'), env }
 }
 
+/** A script runs through this node; a native executable (the single executable) runs as itself. */
+function command(bin: string, args: string[]): [string, string[]] {
+  const head = Buffer.alloc(4)
+  const fd = openSync(bin, 'r')
+  try {
+    readSync(fd, head, 0, 4, 0)
+  } finally {
+    closeSync(fd)
+  }
+  return head.toString('latin1') === '\x7fELF' ? [bin, args] : [process.execPath, [bin, ...args]]
+}
+
 export function cli(args: string[], env: NodeJS.ProcessEnv, bin = BIN): Promise<Result> {
-  return execa(process.execPath, [bin, ...args], { env, extendEnv: false, reject: false, timeout: 60_000 }) as Promise<Result>
+  return execa(...command(bin, args), { env, extendEnv: false, reject: false, timeout: 60_000 }) as Promise<Result>
 }
 
 /** The failure contract: non-zero exit, exactly one line on stderr, no stack. */
@@ -64,7 +76,7 @@ export interface Daemon {
 export async function startDaemon(env: NodeJS.ProcessEnv, extra: string[] = [], bin = BIN): Promise<Daemon> {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
-  const proc = spawn(process.execPath, [bin, 'serve', '--addr', `127.0.0.1:${port}`, ...extra], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const proc = spawn(...command(bin, ['serve', '--addr', `127.0.0.1:${port}`, ...extra]), { env, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   proc.stdout!.on('data', (d) => (out += d))
   proc.stderr!.on('data', (d) => (out += d))

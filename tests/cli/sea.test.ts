@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { cpSync, existsSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { execa } from 'execa'
+import { REPO_ROOT } from '../harness/bridge.ts'
+import { cli, sandbox, startDaemon, type Daemon } from './helpers.ts'
+
+// Building the executable copies node (~100 MB) and injects the bundle: tens of seconds under load.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 })
+
+/**
+ * The single executable as a user gets it: `node scripts/sea.mjs` in a copy of the sources, then
+ * dist/sea/bridge run on its own, with no node_modules and no sources beside it (it is copied
+ * into an empty folder first).
+ */
+
+const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8'))
+const box = sandbox('bridge-sea-')
+const src = join(box.root, 'src')
+const exe = join(box.root, 'bin', 'bridge')
+let daemon: Daemon
+
+beforeAll(async () => {
+  const skip = new Set(['node_modules', '.git', 'dist', '.bench-tmp'])
+  cpSync(REPO_ROOT, src, {
+    recursive: true,
+    filter: (from) =>
+      !relative(REPO_ROOT, from)
+        .split('/')
+        .some((p) => skip.has(p)),
+  })
+  symlinkSync(join(REPO_ROOT, 'node_modules'), join(src, 'node_modules'))
+  const built = await execa(process.execPath, ['scripts/sea.mjs'], { cwd: src, reject: false, timeout: 600_000 })
+  expect(built.exitCode, `${built.stdout}\n${built.stderr}`).toBe(0)
+  cpSync(join(src, 'dist/sea/bridge'), exe)
+  rmSync(src, { recursive: true, force: true })
+  daemon = await startDaemon(box.env, ['--dir', box.dataDir], exe)
+}, 900_000)
+
+afterAll(async () => {
+  await daemon?.stop()
+  rmSync(box.root, { recursive: true, force: true })
+})
+
+describe('the single executable (linux-x64)', () => {
+  it('is one file beside nothing else', () => {
+    expect(readdirSync(join(box.root, 'bin'))).toEqual(['bridge'])
+    expect(statSync(exe).mode & 0o111).not.toBe(0)
+  })
+
+  it('bridge --version', async () => {
+    const r = await cli(['--version'], box.env, exe)
+    expect(r.exitCode, String(r.stderr)).toBe(0)
+    expect(String(r.stdout).trim()).toBe(version)
+    // No warning about an experimental feature on stderr.
+    expect(String(r.stderr)).toBe('')
+  })
+
+  it('answers /healthz and serves the web client it carries', async () => {
+    const h = await fetch(`${daemon.url}/healthz`)
+    expect(h.status).toBe(200)
+    expect(await h.json()).toEqual({ ok: true })
+    const page = await fetch(`${daemon.url}/`)
+    expect(page.status).toBe(200)
+    const html = await page.text()
+    const script = /<script type="module"[^>]* src="(\/assets\/[^"]+\.js)"/.exec(html)
+    expect(script, html.slice(0, 400)).not.toBeNull()
+    const asset = await fetch(`${daemon.url}${script![1]}`)
+    expect(asset.status).toBe(200)
+    expect(asset.headers.get('content-type')).toBe('text/javascript; charset=utf-8')
+    // Taken out of the executable into the user's cache folder, once per web client build.
+    const cache = join(box.env.XDG_CACHE_HOME ?? join(box.home, '.cache'), 'herdr-bridge')
+    expect(existsSync(cache)).toBe(true)
+    expect(readdirSync(cache).filter((d) => d.startsWith('web-'))).toHaveLength(1)
+  })
+
+  it('pairs against itself', async () => {
+    const r = await cli(['pair', '--json', '--addr', `127.0.0.1:${daemon.port}`], box.env, exe)
+    expect(r.exitCode, String(r.stderr)).toBe(0)
+    expect(JSON.parse(String(r.stdout))).toEqual({ url: daemon.url, code: expect.stringMatching(/^[0-9a-f]{8}$/) })
+  })
+})
