@@ -10,9 +10,10 @@ const serveCmd = defineCommand({
   args: {
     ...dirArg,
     addr: { type: 'string', description: 'Listen address host:port (default $BRIDGE_ADDR or 127.0.0.1:8787)' },
+    'insecure-data-dir': { type: 'boolean', description: 'Start even when the data dir or the config file is owned or writable by another user (containers; logged)' },
     config: { type: 'string', description: 'Plugin config file, .ts or .js (default $BRIDGE_CONFIG, else <data dir>/bridge.config.ts when present)' },
   },
-  run: async ({ args }) => (await import('./serve.ts')).serve({ dir: args.dir, addr: args.addr, config: args.config }),
+  run: async ({ args }) => (await import('./serve.ts')).serve({ dir: args.dir, addr: args.addr, config: args.config, insecureDataDir: args['insecure-data-dir'] }),
 })
 
 const pairCmd = defineCommand({

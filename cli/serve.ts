@@ -8,13 +8,16 @@ import { baseOfAddr } from './admin-client.ts'
 import { CliError, bridgeCommand } from './errors.ts'
 import { writeRunFile } from './runfile.ts'
 import { watchHerdr } from './herdr-watch.ts'
-import { loadUserConfig } from './user-config.ts'
+import { findUserConfig, loadUserConfig } from './user-config.ts'
+import { checkServeTrust } from './data-dir-check.ts'
 
 export interface ServeOptions {
   dir?: string
   addr?: string
   /** `--config <file>`; else BRIDGE_CONFIG, else `<data dir>/bridge.config.ts` when present, else the built-in list. */
   config?: string
+  /** `--insecure-data-dir`: start even when the data dir or a config file could be changed by another user (logged). */
+  insecureDataDir?: boolean
 }
 
 export async function serve(opts: ServeOptions): Promise<void> {
@@ -22,6 +25,8 @@ export async function serve(opts: ServeOptions): Promise<void> {
   consola.level = process.env.BRIDGE_LOG_LEVEL ? Number(process.env.BRIDGE_LOG_LEVEL) : 3
   const log = consola.withTag('bridge')
   const dataDir = resolveDataDir(opts.dir)
+  // Before anything in the data dir is read or run: another user's config or code is refused.
+  checkServeTrust({ dataDir, configFile: findUserConfig({ flag: opts.config, env: process.env, dataDir }), insecure: opts.insecureDataDir, log })
   const { config: userConfig, file } = await loadUserConfig({ flag: opts.config, env: process.env, dataDir })
   // A first run creates config.json: only once the port is known to be free, so a busy port
   // (another bridge, most likely) leaves the data dir as it was.
