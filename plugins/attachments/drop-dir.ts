@@ -15,7 +15,8 @@ export const KEEP_FILES = 40
 /** Temp files of an interrupted upload older than this are removed by the next prune. */
 const STALE_TEMP_MS = 60 * 60 * 1000
 
-export const OUR_NAME = /^\d{8}-\d{6}-[0-9a-f]{8}\.(png|jpg|gif|webp|pdf|docx|pptx)$/
+// A text upload keeps its own short extension (`.md`, `.py`), so any short lowercase one is ours.
+export const OUR_NAME = /^\d{8}-\d{6}-[0-9a-f]{8}\.[a-z0-9]{1,10}$/
 export const TEMP_NAME = /^\.upload-[0-9a-f]{16}\.part$/
 
 export type DropKind = 'images' | 'files'

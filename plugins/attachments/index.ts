@@ -13,7 +13,7 @@ import { DirMoved, type HeldDir } from '../../lib/open-confined.ts'
  * Attachments dropped into a pane's tree. Raw `application/octet-stream` bodies; the type comes
  * from the bytes, the name from the bridge.
  *   POST /image?pane=   png, jpeg, gif, webp; ≤ 10 MiB   → <cwd>/.herdr-bridge/images/
- *   POST /file?pane=    pdf, docx, pptx; ≤ 25 MiB        → <cwd>/.herdr-bridge/files/
+ *   POST /file?pane=[&name=]  pdf, docx, pptx, UTF-8 text; ≤ 25 MiB → <cwd>/.herdr-bridge/files/
  */
 export const IMAGE_CAP = 10 * 1024 * 1024
 export const FILE_CAP = 25 * 1024 * 1024
@@ -23,12 +23,12 @@ interface Kind {
   dir: DropKind
   cap: number
   capText: string
-  sniff: (head: Buffer, file: string) => Verdict | Promise<Verdict>
+  sniff: (head: Buffer, file: string, name: string) => Verdict | Promise<Verdict>
 }
 
 const KINDS: Kind[] = [
   { path: '/image', dir: 'images', cap: IMAGE_CAP, capText: '10 MiB', sniff: (head) => sniffImage(head) },
-  { path: '/file', dir: 'files', cap: FILE_CAP, capText: '25 MiB', sniff: (head, file) => sniffDocument(head, file) },
+  { path: '/file', dir: 'files', cap: FILE_CAP, capText: '25 MiB', sniff: (head, file, name) => sniffDocument(head, file, name) },
 ]
 
 export default defineBridgePlugin({
@@ -42,9 +42,16 @@ function route(kind: Kind): RouteDef {
     path: kind.path,
     auth: 'device',
     bodyType: 'raw',
-    describe: kind.dir === 'images' ? 'Attach an image (png, jpeg, gif, webp)' : 'Attach a document (pdf, docx, pptx)',
+    describe: kind.dir === 'images' ? 'Attach an image (png, jpeg, gif, webp)' : 'Attach a document (pdf, docx, pptx) or a text file (UTF-8, no NUL)',
     response: v.object({ path: v.string(), relative_path: v.string(), content_type: v.string(), bytes: v.pipe(v.number(), v.integer(), v.minValue(1)) }),
-    query: v.object({ pane: v.pipe(v.optional(v.string(), ''), v.nonEmpty('want ?pane=<pane_id>'), v.description('agent pane id, session-qualified')) }),
+    query: v.object({
+      pane: v.pipe(v.optional(v.string(), ''), v.nonEmpty('want ?pane=<pane_id>'), v.description('agent pane id, session-qualified')),
+      name: v.pipe(
+        v.optional(v.string(), ''),
+        v.maxLength(255, 'name over 255 characters'),
+        v.description("optional: the file's own name; only a text file's short extension is kept from it"),
+      ),
+    }),
     audit: ({ query }) => ({ pane: query.pane }),
     async handler({ event, query, ctx }) {
       const request = event.req as Request
@@ -60,7 +67,7 @@ function route(kind: Kind): RouteDef {
       const shown = join(cwd, DROP_DIR, kind.dir)
       const dir = await ensureDropDir(cwd, kind.dir)
       try {
-        return await store(kind, request, dir, shown, ctx, tooLarge)
+        return await store(kind, request, dir, shown, ctx, tooLarge, query.name)
       } catch (err) {
         if (err instanceof DirMoved) fail(409, `drop directory ${shown} was moved or replaced during the upload; try again`)
         throw err
@@ -75,7 +82,7 @@ function route(kind: Kind): RouteDef {
  * Receives, types and names the upload inside the held drop directory. The directory is checked
  * to be still at its place before the rename and after it; a file that landed elsewhere is removed.
  */
-async function store(kind: Kind, request: Request, dir: HeldDir, shown: string, ctx: PluginContext, tooLarge: () => Response) {
+async function store(kind: Kind, request: Request, dir: HeldDir, shown: string, ctx: PluginContext, tooLarge: () => Response, clientName: string) {
   let got
   try {
     got = await receiveToFile(request.body, dir, kind.cap, ctx.limits.body_idle_ms)
@@ -86,7 +93,7 @@ async function store(kind: Kind, request: Request, dir: HeldDir, shown: string, 
   let kept = false
   try {
     if (got.bytes === 0) fail(400, 'empty body')
-    const verdict = await kind.sniff(got.head, got.tempPath)
+    const verdict = await kind.sniff(got.head, got.tempPath, clientName)
     if (!verdict.ok) fail(415, verdict.message)
     const name = dropName(ctx.now(), got.sha256, verdict.ext)
     await dir.verify()

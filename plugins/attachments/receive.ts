@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
 import type { HeldDir } from '../../lib/open-confined.ts'
 import { HEAD_BYTES } from './sniff.ts'
-import { bodyChunks } from '../../lib/body.ts'
+import { bodyChunks } from '../../core/body.ts'
 
 export interface Received {
   /** Reaches the temp file through the held drop directory. */

@@ -1,9 +1,12 @@
 /**
  * Decides an upload's type from its bytes alone. Images by magic bytes; pdf by magic bytes;
  * docx/pptx by the zip's central directory (entry names only: nothing is ever inflated, so a
- * zip bomb costs one directory read). A refusal says what was found.
+ * zip bomb costs one directory read); text by reading the whole upload as UTF-8 without NUL.
+ * A refusal says in words what was found and what to send instead (never a route or a status:
+ * clients show it as it is).
  */
 import { open } from 'node:fs/promises'
+import { createReadStream } from 'node:fs'
 import { PassThrough, type Readable } from 'node:stream'
 import { filetypeinfo } from 'magic-bytes.js'
 
@@ -33,27 +36,69 @@ const PPTX: Accepted = { ok: true, ext: 'pptx', content_type: 'application/vnd.o
 
 const OLE2 = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])
 
+const SEND_IMAGE = 'send a png, jpeg, gif or webp image'
+const SEND_FILE = 'send pdf, docx, pptx, images or text'
+
 export function sniffImage(head: Uint8Array): Verdict {
   const found = filetypeinfo(head)
   for (const f of found) if (IMAGES[f.typename]) return IMAGES[f.typename]
-  return { ok: false, message: `found ${describe(head)}; /image accepts png, jpeg, gif or webp` }
+  return { ok: false, message: `this file is ${describe(head)}; ${SEND_IMAGE}` }
 }
 
-/** `path` is the complete upload on disk (the zip directory sits at its end). */
-export async function sniffDocument(head: Uint8Array, path: string): Promise<Verdict> {
+/**
+ * `path` is the complete upload on disk (the zip directory sits at its end). `name` is the
+ * client's file name, used only for a text file's extension (`notes.md` → `.md`).
+ */
+export async function sniffDocument(head: Uint8Array, path: string, name = ''): Promise<Verdict> {
   if (startsWith(head, Buffer.from('%PDF-'))) return PDF
   if (startsWith(head, OLE2)) {
-    return { ok: false, message: 'found a legacy Office document (doc, ppt or xls); convert it to docx or pptx first' }
+    return { ok: false, message: 'this file is a legacy Office document (doc, ppt or xls); save it as docx or pptx first' }
   }
   if (startsWith(head, Buffer.from('PK\x03\x04', 'latin1')) || startsWith(head, Buffer.from('PK\x05\x06', 'latin1'))) {
     const kind = await classifyZip(path)
     if (kind === 'docx') return DOCX
     if (kind === 'pptx') return PPTX
-    if (kind === 'xlsx') return { ok: false, message: 'found an xlsx spreadsheet; /file accepts pdf, docx or pptx' }
-    if (kind === 'broken') return { ok: false, message: 'found a damaged zip archive; /file accepts pdf, docx or pptx' }
-    return { ok: false, message: 'found a plain zip archive; /file accepts pdf, docx or pptx' }
+    if (kind === 'xlsx') return { ok: false, message: `this file is an xlsx spreadsheet; ${SEND_FILE}` }
+    if (kind === 'broken') return { ok: false, message: `this file is a damaged zip archive; ${SEND_FILE}` }
+    return { ok: false, message: `this file is a zip archive; ${SEND_FILE}` }
   }
-  return { ok: false, message: `found ${describe(head)}; /file accepts pdf, docx or pptx` }
+  // Images have their own upload (and cap); a client that sent one here is told so in words.
+  if (sniffImage(head).ok) return { ok: false, message: `this file is ${describe(head)}; attach it as an image` }
+  // Text only when no binary signature matched the head (a png is never "text", whatever follows).
+  const what = describe(head)
+  if (what === 'plain text') {
+    if (await isTextFile(path)) return textVerdict(name)
+    return { ok: false, message: 'this file is not UTF-8 text throughout (a NUL byte or invalid bytes further on); save it as UTF-8 text and send it again' }
+  }
+  return { ok: false, message: `this file is ${what}; ${SEND_FILE}` }
+}
+
+/** Extension of a text upload: the client's own when it is short and plain, else `txt`. */
+export function textExtension(name: string): string {
+  const m = /\.([a-z0-9]{1,10})$/.exec(name.trim().toLowerCase())
+  return m ? m[1] : 'txt'
+}
+
+const TEXT_TYPES: Record<string, string> = { md: 'text/markdown', markdown: 'text/markdown', json: 'application/json', csv: 'text/csv', html: 'text/html' }
+
+function textVerdict(name: string): Accepted {
+  const ext = textExtension(name)
+  return { ok: true, ext, content_type: `${TEXT_TYPES[ext] ?? 'text/plain'}; charset=utf-8` }
+}
+
+/** The whole file is valid UTF-8 with no NUL byte (read as a stream; the upload is capped already). */
+export async function isTextFile(path: string): Promise<boolean> {
+  const decoder = new TextDecoder('utf-8', { fatal: true })
+  try {
+    for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+      if (chunk.includes(0)) return false
+      decoder.decode(chunk, { stream: true })
+    }
+    decoder.decode()
+    return true
+  } catch {
+    return false
+  }
 }
 
 export type ZipKind = 'docx' | 'pptx' | 'xlsx' | 'zip' | 'broken'
@@ -121,10 +166,16 @@ export async function classifyZip(path: string): Promise<ZipKind> {
 /** A short phrase for what the bytes look like. */
 export function describe(head: Uint8Array): string {
   const found = filetypeinfo(head)[0]
-  if (found) return `${found.typename} data`
+  if (found && IMAGES[found.typename]) return `a ${found.typename === 'jpg' ? 'jpeg' : found.typename} image`
+  if (startsWith(head, Buffer.from('%PDF-'))) return 'pdf data'
+  // Text formats with a signature of their own (JSON, HTML, XML, scripts) are text all the same.
+  if (looksText(head)) return 'plain text'
+  return found ? `${found.typename} data` : 'unrecognised binary data'
+}
+
+function looksText(head: Uint8Array): boolean {
   const sample = head.subarray(0, 512)
-  const text = !sample.includes(0) && isUtf8(sample)
-  return text ? 'plain text' : 'unrecognised binary data'
+  return !sample.includes(0) && isUtf8(sample)
 }
 
 function isUtf8(b: Uint8Array): boolean {

@@ -77,9 +77,9 @@ describe('POST /image', () => {
   })
 
   it('refuses other types with 415 saying what was found', async () => {
-    await expectText(await post('/image', Buffer.from('hello, world\n')), 415, 'found plain text; /image accepts png, jpeg, gif or webp')
-    await expectText(await post('/image', PDF), 415, 'found pdf data; /image accepts png, jpeg, gif or webp')
-    await expectText(await post('/image', Buffer.from([0xde, 0xad, 0xbe, 0xef, 0, 1, 2])), 415, 'found unrecognised binary data; /image accepts png, jpeg, gif or webp')
+    await expectText(await post('/image', Buffer.from('hello, world\n')), 415, 'this file is plain text; send a png, jpeg, gif or webp image')
+    await expectText(await post('/image', PDF), 415, 'this file is pdf data; send a png, jpeg, gif or webp image')
+    await expectText(await post('/image', Buffer.from([0xde, 0xad, 0xbe, 0xef, 0, 1, 2])), 415, 'this file is unrecognised binary data; send a png, jpeg, gif or webp image')
   })
 
   it('exactly 10 MiB is accepted; 10 MiB + 1 is 413 and nothing appears', async () => {
@@ -136,12 +136,11 @@ describe('POST /file', () => {
     expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe('')
   })
 
-  it('refuses xlsx, plain zip, legacy doc, images and text, each saying what was found', async () => {
-    await expectText(await post('/file', XLSX), 415, 'found an xlsx spreadsheet; /file accepts pdf, docx or pptx')
-    await expectText(await post('/file', PLAIN_ZIP), 415, 'found a plain zip archive; /file accepts pdf, docx or pptx')
-    await expectText(await post('/file', DOC), 415, 'found a legacy Office document (doc, ppt or xls); convert it to docx or pptx first')
-    await expectText(await post('/file', PNG), 415, 'found png data; /file accepts pdf, docx or pptx')
-    await expectText(await post('/file', Buffer.from('# notes\n')), 415, 'found plain text; /file accepts pdf, docx or pptx')
+  it('refuses xlsx, plain zip, legacy doc and images, each saying in words what was found', async () => {
+    await expectText(await post('/file', XLSX), 415, 'this file is an xlsx spreadsheet; send pdf, docx, pptx, images or text')
+    await expectText(await post('/file', PLAIN_ZIP), 415, 'this file is a zip archive; send pdf, docx, pptx, images or text')
+    await expectText(await post('/file', DOC), 415, 'this file is a legacy Office document (doc, ppt or xls); save it as docx or pptx first')
+    await expectText(await post('/file', PNG), 415, 'this file is a png image; attach it as an image')
     expect(listDir(repo.dir, 'files').filter((n) => n.startsWith('.'))).toEqual([])
   })
 

@@ -49,6 +49,8 @@ const MAGIC: Record<string, (b: Buffer) => boolean> = {
   pdf: (b) => b.subarray(0, 5).toString('latin1') === '%PDF-',
   docx: (b) => b.subarray(0, 2).toString('latin1') === 'PK',
   pptx: (b) => b.subarray(0, 2).toString('latin1') === 'PK',
+  // A text upload (no name given): the whole body is UTF-8 with no NUL.
+  txt: (b) => !b.includes(0) && new TextDecoder('utf-8', { fatal: true }).decode(b) !== undefined,
 }
 const TYPES: Record<string, string> = {
   png: 'image/png',
@@ -56,6 +58,7 @@ const TYPES: Record<string, string> = {
   gif: 'image/gif',
   webp: 'image/webp',
   pdf: 'application/pdf',
+  txt: 'text/plain; charset=utf-8',
   docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
   pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
 }
@@ -96,7 +99,7 @@ describe('attachment sniffing (property)', () => {
         const name = basename(out.path)
         const ext = name.split('.').pop()!
         expect([tag, ext in MAGIC && MAGIC[ext](bytes), out.content_type, out.bytes]).toEqual([tag, true, TYPES[ext], bytes.length])
-        expect(route === '/image' ? ['png', 'jpg', 'gif', 'webp'] : ['pdf', 'docx', 'pptx']).toContain(ext)
+        expect(route === '/image' ? ['png', 'jpg', 'gif', 'webp'] : ['pdf', 'docx', 'pptx', 'txt']).toContain(ext)
         expect(out.relative_path).toBe(`.herdr-bridge/${kind}/${name}`)
         // Exactly this file is new (an identical upload in the same second reuses the name).
         expect([tag, after.filter((n) => !before.has(n) && n !== name)]).toEqual([tag, []])

@@ -45,7 +45,7 @@ describe('zip64-shaped uploads', () => {
       const body = zip64Bomb(records)
       expect(body.length).toBe(128)
       const r = await post('/file', body)
-      expect([r.status, await r.text()]).toEqual([415, 'found a damaged zip archive; /file accepts pdf, docx or pptx'])
+      expect([r.status, await r.text()]).toEqual([415, 'this file is a damaged zip archive; send pdf, docx, pptx, images or text'])
     }
     // A whole upload answered after them: a read the zip reader left behind has had its turn,
     // and failing on the removed file it would have failed this test.
