@@ -26,6 +26,7 @@ import suggestions from './plugins/suggestions/index.ts'
 import ports from './plugins/ports/index.ts'
 import usage from './plugins/usage/index.ts'
 import browse from './plugins/browse/index.ts'
+import seen from './plugins/seen/index.ts'
 import web from './plugins/web/index.ts'
 import kindClaude from './plugins/kind-claude/index.ts'
 import kindCodex from './plugins/kind-codex/index.ts'
@@ -75,6 +76,7 @@ export const defaultPlugins: PluginEntry[] = [
   kindPi,
   kindHermes,
   kindGeneric,
+  seen,
   web,
 ]
 

@@ -20,6 +20,7 @@ const pairCmd = defineCommand({
   meta: { name: 'pair', description: 'Print a one-time pairing QR code for a new device' },
   args: {
     ...targetArgs,
+    role: { type: 'string', description: 'Role of the paired device: viewer (watch only), default, or owner (also manages devices)' },
     url: {
       type: 'string',
       description:
@@ -27,11 +28,11 @@ const pairCmd = defineCommand({
     },
     json: { type: 'boolean', description: 'Print only the JSON payload' },
   },
-  run: async ({ args }) => (await import('./pair.ts')).pair({ dir: args.dir, addr: args.addr, url: args.url, json: args.json }),
+  run: async ({ args }) => (await import('./pair.ts')).pair({ dir: args.dir, addr: args.addr, url: args.url, json: args.json, role: args.role }),
 })
 
 const devicesCmd = defineCommand({
-  meta: { name: 'devices', description: 'List or revoke paired devices' },
+  meta: { name: 'devices', description: 'List, revoke or change the role of paired devices' },
   subCommands: {
     list: defineCommand({
       meta: { name: 'list', description: 'List paired devices' },
@@ -42,6 +43,15 @@ const devicesCmd = defineCommand({
       meta: { name: 'revoke', description: 'Revoke a device by id' },
       args: { ...targetArgs, id: { type: 'positional', description: 'Device id (from `bridge devices list`)', required: true } },
       run: async ({ args }) => (await import('./devices.ts')).revokeDevice(args),
+    }),
+    role: defineCommand({
+      meta: { name: 'role', description: "Change a device's role (promote to owner, or make it a viewer)" },
+      args: {
+        ...targetArgs,
+        id: { type: 'positional', description: 'Device id (from `bridge devices list`)', required: true },
+        role: { type: 'positional', description: 'viewer, default or owner', required: true },
+      },
+      run: async ({ args }) => (await import('./devices.ts')).setDeviceRole(args),
     }),
   },
 })

@@ -6,9 +6,18 @@ export interface PairOptions extends Omit<TargetOptions, 'url'> {
   /** The URL put in the code (what the phone uses), instead of the bridge's own. */
   url?: string
   json?: boolean
+  /** The role the paired device gets: viewer, default (when absent) or owner. */
+  role?: string
   out?: (line: string) => void
   warn?: (line: string) => void
   addresses?: HostAddress[]
+}
+
+/** `--role`: checked here so a typo never issues a code; absent means the bridge's default role. */
+export function pairRole(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined
+  if (!['viewer', 'default', 'owner'].includes(raw)) throw new CliError(`bad --role ${JSON.stringify(raw)}: want viewer (watch only), default or owner (also manages devices)`)
+  return raw
 }
 
 /** `bridge pair`: a one-time code and QR for a new device, warning when a phone cannot use it. */
@@ -19,7 +28,8 @@ export async function pair(opts: PairOptions): Promise<void> {
   const admin = adminClient({ dir: opts.dir, addr: opts.addr, env: opts.env })
   // --url is what the phone uses, never where this command looks: say so when the look fails.
   if (url && !opts.addr && !(await reachable(admin.base))) throw new CliError(`${admin.notRunning().message}; --url only sets the URL in the code: pass the daemon's --addr`)
-  const r = await admin.call<{ code: string; url: string }>('POST', '/admin/pairing')
+  const role = pairRole(opts.role)
+  const r = await admin.call<{ code: string; url: string }>('POST', '/admin/pairing', role ? { role } : undefined)
   const payload = { url: url ?? r.url, code: r.code }
   const line = JSON.stringify(payload)
   const host = new URL(payload.url).hostname

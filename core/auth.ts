@@ -1,4 +1,5 @@
-import type { AuthInfo, AuthLevel } from './plugin.ts'
+import type { AuthInfo, AuthLevel, Role, RouteDef, WsRouteDef } from './plugin.ts'
+import { ROLES } from './plugin.ts'
 import type { DeviceStore } from '../storage/devices.ts'
 import { safeEqual } from './tokens.ts'
 
@@ -22,5 +23,27 @@ export function authenticate(level: AuthLevel, credential: string, adminToken: s
   const d = devices.byBearer(credential)
   if (!d) return null
   devices.touch(d.id)
-  return { kind: 'device', deviceId: d.id }
+  return { kind: 'device', deviceId: d.id, role: d.role }
+}
+
+/** The role a route's manifest asks for: stated, else `viewer` for reads (GET) and `default` for writes. */
+export function routeRole(route: Pick<RouteDef, 'method' | 'role'>): Role {
+  return route.role ?? (route.method === 'GET' ? 'viewer' : 'default')
+}
+
+/** The role a WebSocket asks for, given the request's query; `viewer` when the manifest names none. */
+export function socketRole(route: Pick<WsRouteDef, 'role'>, query: URLSearchParams): Role {
+  return typeof route.role === 'function' ? route.role(query) : (route.role ?? 'viewer')
+}
+
+/** Whether the caller may use a route needing `role`: the admin token and unauthenticated routes always. */
+export function roleAllows(who: AuthInfo, role: Role): boolean {
+  if (who.kind !== 'device') return true
+  return ROLES.indexOf(who.role ?? 'default') >= ROLES.indexOf(role)
+}
+
+/** The one-line 403 body for a device whose role is below the route's. */
+export function roleRefusal(who: AuthInfo, role: Role): string {
+  if (role === 'owner') return 'forbidden: only an owner device may do this (promote one with `bridge devices role <id> owner`)'
+  return `forbidden: this device is a ${who.role ?? 'default'} and may only watch`
 }

@@ -3,11 +3,11 @@ import type { ConsolaInstance } from 'consola'
 import * as v from 'valibot'
 import type { BridgeConfig } from './config.ts'
 import type { LoadedPlugins, MountedRoute, MountedWs, RunningPlugin } from './loader.ts'
-import type { AuthInfo, ErrorStyle, RouteDef } from './plugin.ts'
+import type { AuthInfo, ErrorStyle, Role, RouteDef } from './plugin.ts'
 import type { DeviceStore } from '../storage/devices.ts'
 import type { createAuditLog } from '../storage/audit-log.ts'
 import type { ServerGuard, ServerLimits } from './limits.ts'
-import { authenticate, credentialOf } from './auth.ts'
+import { authenticate, credentialOf, roleAllows, roleRefusal, routeRole } from './auth.ts'
 import { errorResponse, HttpError, json, text, unauthorized } from './respond.ts'
 import { HerdrError } from './herdr/index.ts'
 import { hasBody, isJsonContentType } from './content-type.ts'
@@ -27,13 +27,14 @@ declare module 'h3' {
   }
 }
 
-/** What the bridge keeps in an h3 route's `meta`: who may call it (`?token=` too?) and how its errors read. */
-type BridgeRouteMeta = Required<Pick<RouteDef, 'auth' | 'queryToken' | 'errors'>>
+/** What the bridge keeps in an h3 route's `meta`: who may call it (`?token=` too? which device role?) and how its errors read. */
+type BridgeRouteMeta = Required<Pick<RouteDef, 'auth' | 'queryToken' | 'errors' | 'role'>>
 
-const bridgeMeta = (r: Partial<BridgeRouteMeta> & Pick<RouteDef, 'auth'>): BridgeRouteMeta => ({
+const bridgeMeta = (r: Partial<BridgeRouteMeta> & Pick<RouteDef, 'auth'>, role: Role = 'viewer'): BridgeRouteMeta => ({
   auth: r.auth,
   queryToken: !!r.queryToken,
   errors: r.errors ?? 'text',
+  role,
 })
 const metaOf = (event: H3Event) => event.context.matchedRoute!.meta as unknown as BridgeRouteMeta
 
@@ -67,6 +68,8 @@ export function createHttpApp(loaded: LoadedPlugins, deps: HttpDeps): H3 {
     const meta = metaOf(event)
     const who = authenticate(meta.auth, credentialOf(event.req, event.url, meta.queryToken), config.admin_token, devices)
     if (!who) return auditRefusal(event, deps, unauthorized())
+    // The route's role, from its manifest: a viewer is refused every write before any work.
+    if (!roleAllows(who, meta.role)) return auditRefusal(event, deps, errorResponse(403, roleRefusal(who, meta.role), meta.errors), who)
     if (who.kind !== 'none') deps.guard()?.authenticated(nodeSocketOf(event.req))
     event.context.auth = who
     return next()
@@ -82,7 +85,7 @@ export function createHttpApp(loaded: LoadedPlugins, deps: HttpDeps): H3 {
           defineRoute({
             method,
             route: path,
-            meta: bridgeMeta(route),
+            meta: bridgeMeta(route, routeRole(route)),
             middleware: [auth, answer(route, deps), ...(readsJson ? [jsonReader(deps.limits, route.invalid)] : [])],
             validate: readsJson ? { body: route.body ?? NO_BODY, onError } : undefined,
             handler: async (event) => {
@@ -119,7 +122,7 @@ export function createHttpApp(loaded: LoadedPlugins, deps: HttpDeps): H3 {
         }
         return text('upgrade required: this is a WebSocket route', 426, { upgrade: 'websocket' })
       },
-      { meta: bridgeMeta(ws), middleware: [auth] },
+      { meta: bridgeMeta({ ...ws, role: undefined }), middleware: [auth] },
     )
   }
   return app

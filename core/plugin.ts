@@ -13,12 +13,21 @@ import type { ServerLimits } from './limits.ts'
 import type { LoadedPlugins } from './loader.ts'
 
 export type AuthLevel = 'device' | 'admin' | 'none' | 'pairing'
+
+/**
+ * A device's role, least to most: a `viewer` watches, the `default` role also acts on agents (what
+ * every device could do before roles), an `owner` also manages devices. Stored with the device.
+ */
+export type Role = 'viewer' | 'default' | 'owner'
+export const ROLES: readonly Role[] = ['viewer', 'default', 'owner']
 export type ErrorStyle = 'text' | 'json'
 
 /** Who made the request, once the core has checked the credentials. */
 export interface AuthInfo {
   kind: 'admin' | 'device' | 'none'
   deviceId?: string
+  /** The device's role (devices only; the admin token may call everything). */
+  role?: Role
 }
 
 /** What a handler receives: the parsed query and body, the caller, and its plugin's state. */
@@ -38,6 +47,12 @@ export interface RouteDef<Q = any, B = any, S = unknown> {
   auth: AuthLevel
   /** Accept `?token=` in place of the Authorization header (WebSocket-friendly routes). */
   queryToken?: boolean
+  /**
+   * The least device role that may call the route (403 below it, before any work). GET routes
+   * default to `viewer`, every other method to `default`: a write names `viewer` only when a
+   * watching device may do it too (mute, its own push subscription).
+   */
+  role?: Role
   /** Body style of error responses for this route; plain text by default. */
   errors?: ErrorStyle
   query?: GenericSchema<any, Q>
@@ -85,6 +100,11 @@ export interface WsRouteDef<S = unknown, A = any, Q = any> {
   path: string
   auth: AuthLevel
   queryToken?: boolean
+  /**
+   * The least device role that may open the socket (403 before the upgrade); `viewer` when absent.
+   * A function reads the request's query, for a socket that writes only in one mode (/attach control).
+   */
+  role?: Role | ((query: URLSearchParams) => Role)
   /** Negotiate `permessage-deflate` (large JSON frames); terminal byte streams leave it off. */
   deflate?: boolean
   describe?: string

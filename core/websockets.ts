@@ -7,7 +7,7 @@ import type { LoadedPlugins, RunningPlugin } from './loader.ts'
 import type { WsContext } from './plugin.ts'
 import type { DeviceStore } from '../storage/devices.ts'
 import type { createDeviceSockets } from './device-sockets.ts'
-import { authenticate, credentialOf } from './auth.ts'
+import { authenticate, credentialOf, roleAllows, roleRefusal, socketRole } from './auth.ts'
 import { text, unauthorized } from './respond.ts'
 import { acceptWs, errorToResponse } from './http.ts'
 
@@ -41,6 +41,8 @@ export function createWebSockets(loaded: LoadedPlugins, deps: WsDeps) {
         upgrade: async (req: Request) => {
           const auth = authenticate(route.auth, credentialOf(req, url, !!route.queryToken), config.admin_token, devices)
           if (!auth) return unauthorized()
+          const role = socketRole(route, url.searchParams)
+          if (!roleAllows(auth, role)) return text(roleRefusal(auth, role), 403)
           const ticket = auth.deviceId ? deviceSockets.beginUpgrade(auth.deviceId) : null
           try {
             const accepted = await acceptWs(route, plugin(route.plugin), req, url, auth)

@@ -3,6 +3,7 @@ import type { Storage } from 'unstorage'
 import { CorruptFileError } from './atomic-file.ts'
 import { readJson, writeJson } from './index.ts'
 import { safeEqual } from '../core/tokens.ts'
+import { ROLES, type Role } from '../core/plugin.ts'
 
 export interface Device {
   id: string
@@ -11,6 +12,8 @@ export interface Device {
   push_token: string
   paired_at: number
   last_seen?: number
+  /** What the device may do (core/plugin.ts `Role`); a device paired before roles existed is `default`. */
+  role: Role
 }
 
 const KEY = 'devices.json'
@@ -22,8 +25,10 @@ export interface DeviceStore {
   get(id: string): Device | undefined
   /** Finds the device owning a bearer, comparing in constant time. */
   byBearer(bearer: string): Device | undefined
-  add(input: { name?: string; push_token?: string }): Promise<Device>
+  add(input: { name?: string; push_token?: string; role?: Role }): Promise<Device>
   remove(id: string): Promise<Device | undefined>
+  /** Changes a device's role or name; undefined for an unknown id. */
+  update(id: string, change: { role?: Role; name?: string }): Promise<Device | undefined>
   setPushToken(id: string, token: string): Promise<void>
   upsertNamed(name: string, pushToken: string): Promise<Device>
   touch(id: string): void
@@ -45,6 +50,7 @@ function validate(list: unknown): Device[] {
       push_token: typeof d.push_token === 'string' ? d.push_token : typeof d.fcm_token === 'string' ? d.fcm_token : '',
       paired_at: typeof d.paired_at === 'number' ? d.paired_at : 0,
       ...(typeof d.last_seen === 'number' ? { last_seen: d.last_seen } : {}),
+      role: ROLES.includes(d.role) ? d.role : 'default',
     }
   })
 }
@@ -82,13 +88,14 @@ export async function createDeviceStore(storage: Storage): Promise<DeviceStore> 
       for (const d of devices) if (safeEqual(d.bearer, bearer)) found = d
       return found
     },
-    async add({ name, push_token }) {
+    async add({ name, push_token, role }) {
       const d: Device = {
         id: newId(),
         name: name?.trim() ? name.trim().slice(0, 100) : 'device',
         bearer: randomBytes(32).toString('hex'),
         push_token: push_token ?? '',
         paired_at: Date.now(),
+        role: role ?? 'default',
       }
       await commit([...devices, d])
       return d
@@ -99,6 +106,13 @@ export async function createDeviceStore(storage: Storage): Promise<DeviceStore> 
       await commit(devices.filter((x) => x.id !== id))
       return d
     },
+    async update(id, change) {
+      const d = devices.find((x) => x.id === id)
+      if (!d) return undefined
+      const next: Device = { ...d, ...(change.role ? { role: change.role } : {}), ...(change.name?.trim() ? { name: change.name.trim().slice(0, 100) } : {}) }
+      await commit(devices.map((x) => (x.id === id ? next : x)))
+      return next
+    },
     async setPushToken(id, token) {
       const d = devices.find((x) => x.id === id)
       if (!d || d.push_token === token) return
@@ -106,7 +120,9 @@ export async function createDeviceStore(storage: Storage): Promise<DeviceStore> 
     },
     async upsertNamed(name, pushToken) {
       const found = devices.find((x) => x.name === name)
-      const d = found ? { ...found, push_token: pushToken } : { id: newId(), name, bearer: randomBytes(32).toString('hex'), push_token: pushToken, paired_at: Date.now() }
+      const d = found
+        ? { ...found, push_token: pushToken }
+        : { id: newId(), name, bearer: randomBytes(32).toString('hex'), push_token: pushToken, paired_at: Date.now(), role: 'default' as const }
       await commit(found ? devices.map((x) => (x.id === d.id ? d : x)) : [...devices, d])
       return d
     },

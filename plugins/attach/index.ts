@@ -49,6 +49,9 @@ export default defineBridgePlugin({
       path: '/attach',
       auth: 'device',
       queryToken: true,
+      // Watching (mode=observe) is a read; control (the default) types into the pane. Every
+      // `mode` given must say observe: the query schema takes the last of repeated values.
+      role: (q) => (q.getAll('mode').length && q.getAll('mode').every((m) => m === 'observe') ? 'viewer' : 'default'),
       describe: 'Live terminal of a pane (binary frames both ways)',
       query: attachQuery,
       doc: {

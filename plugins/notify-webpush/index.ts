@@ -223,6 +223,8 @@ export default defineNotifierPlugin<WebPushOptions, WebPushNotifier>({
       method: 'POST',
       path: '/webpush/subscribe',
       auth: 'device',
+      // This device's own alerts: a watching device may set them.
+      role: 'viewer',
       errors: 'json',
       describe: "Deliver this device's alerts to a browser push subscription (at most 10 per device; the oldest goes)",
       body: subscribeSchema,
@@ -246,6 +248,8 @@ export default defineNotifierPlugin<WebPushOptions, WebPushNotifier>({
       method: 'POST',
       path: '/webpush/unsubscribe',
       auth: 'device',
+      // This device's own alerts: a watching device may set them.
+      role: 'viewer',
       errors: 'json',
       describe: 'Stop delivering to a browser push subscription',
       body: v.object({ endpoint: v.pipe(v.string('endpoint: want the push service URL'), v.nonEmpty('endpoint: want the push service URL')) }, 'want {endpoint}'),

@@ -2,6 +2,14 @@ import { toJsonSchema } from '@valibot/to-json-schema'
 import type { GenericSchema } from 'valibot'
 import type { LoadedPlugins } from '../../core/loader.ts'
 import { BRIDGE_VERSION, API_VERSION } from '../../core/version.ts'
+import { routeRole, socketRole } from '../../core/auth.ts'
+
+/** What each device role may call, for the document's description of `x-role`. */
+const ROLE_NOTE: Record<string, string> = {
+  viewer: 'any paired device, viewers included',
+  default: 'devices of the default or owner role (a viewer gets 403)',
+  owner: 'owner devices only (others get 403)',
+}
 
 // OpenAPI 3.1 schemas are JSON Schema 2020-12 (a 3.0-style `nullable` would be ignored by its
 // validators); the dialect is the document's, so each schema's own `$schema` is dropped.
@@ -43,10 +51,14 @@ export function buildOpenApi(loaded: LoadedPlugins): Record<string, unknown> {
     const p = (paths[path === '/**' ? '/{any}' : path] ??= {})
     for (const [method, r] of byMethod) {
       const auth = AUTH[r.auth]
+      const device = r.auth === 'device'
+      const role = routeRole(r)
       const op: Record<string, unknown> = {
         summary: r.describe ?? '',
         tags: [r.plugin],
-        description: `Auth: ${auth.note}${r.queryToken ? '; `?token=` accepted' : ''}. Errors: ${r.errors === 'json' ? 'JSON `{error}`' : 'plain text'}, one line.`,
+        description: `Auth: ${auth.note}${device ? `; ${ROLE_NOTE[role]}` : ''}${r.queryToken ? '; `?token=` accepted' : ''}. Errors: ${r.errors === 'json' ? 'JSON `{error}`' : 'plain text'}, one line.`,
+        // The least device role that may call it (viewer < default < owner); the admin token may call all.
+        ...(device ? { 'x-role': role } : {}),
       }
       if (auth.security) op.security = auth.security
       const params = r.query ? queryParameters(r.query) : []
@@ -61,7 +73,11 @@ export function buildOpenApi(loaded: LoadedPlugins): Record<string, unknown> {
           : resp
             ? { description: 'OK', content: { 'application/json': { schema: toSchema(resp as GenericSchema) } } }
             : { description: 'OK (shape not documented)' }
-      op.responses = { '200': ok, ...(r.auth === 'device' || r.auth === 'admin' ? { '401': { description: '`unauthorized`' } } : {}) }
+      op.responses = {
+        '200': ok,
+        ...(r.auth === 'device' || r.auth === 'admin' ? { '401': { description: '`unauthorized`' } } : {}),
+        ...(device && role !== 'viewer' ? { '403': { description: `the device's role is below \`${role}\`` } } : {}),
+      }
       p[method.toLowerCase()] = op
     }
   }
@@ -70,13 +86,25 @@ export function buildOpenApi(loaded: LoadedPlugins): Record<string, unknown> {
       const query: Record<string, string> = {}
       for (const p of w.query ? queryParameters(w.query) : []) query[p.name] = p.schema.description ?? `${p.schema.type ?? 'value'}${p.required ? ' (required)' : ''}`
       if (w.queryToken) query.token = TOKEN_PARAM
-      return [path, { summary: w.describe ?? '', auth: AUTH[w.auth].note + (w.queryToken ? '; `?token=` accepted' : ''), query, ...w.doc }]
+      // A role that depends on the query is documented for both values of its one switch (/attach's mode).
+      const role =
+        typeof w.role === 'function'
+          ? { 'mode=observe': socketRole(w, new URLSearchParams('mode=observe')), otherwise: socketRole(w, new URLSearchParams()) }
+          : socketRole(w, new URLSearchParams())
+      return [path, { summary: w.describe ?? '', auth: AUTH[w.auth].note + (w.queryToken ? '; `?token=` accepted' : ''), 'x-role': role, query, ...w.doc }]
     }),
   )
   return {
     openapi: '3.1.0',
     info: { title: 'herdr-bridge', version: BRIDGE_VERSION, 'x-api-level': API_VERSION },
     components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    'x-roles': {
+      description:
+        "A device bearer carries its device's role, set at pairing (`bridge pair --role`) or later (`bridge devices role`). Each device route's `x-role` is the least role that may call it.",
+      viewer: 'watches: every read, its own alerts (mute, push subscription), "seen" marks',
+      default: 'also acts on agents: send, approve, lifecycle, panes, attachments, terminal control',
+      owner: 'also lists, renames and revokes devices',
+    },
     paths,
     'x-websockets': websockets,
   }

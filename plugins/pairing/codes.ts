@@ -1,29 +1,34 @@
 import { randomBytes } from 'node:crypto'
+import type { Role } from '../../core/plugin.ts'
 
 export const CODE_TTL_MS = 5 * 60_000
 
 /** One-time pairing codes, held in memory only: a restart invalidates them all. */
 export function createCodeBook(now: () => number) {
-  const codes = new Map<string, number>()
+  // Each code carries the role the device paired with it gets.
+  const codes = new Map<string, { exp: number; role: Role }>()
   const sweep = () => {
-    for (const [c, exp] of codes) if (exp <= now()) codes.delete(c)
+    for (const [c, { exp }] of codes) if (exp <= now()) codes.delete(c)
+  }
+  /** Consumes the code if valid: its role once, null for unknown, expired or used. */
+  const claim = (code: string): Role | null => {
+    const key = code.trim().toLowerCase()
+    const held = codes.get(key)
+    if (held === undefined) return null
+    codes.delete(key)
+    return held.exp > now() ? held.role : null
   }
   return {
-    issue(): { code: string; expires_at: number } {
+    issue(role: Role = 'default'): { code: string; expires_at: number } {
       sweep()
       const code = randomBytes(4).toString('hex')
       const expires_at = now() + CODE_TTL_MS
-      codes.set(code, expires_at)
+      codes.set(code, { exp: expires_at, role })
       return { code, expires_at }
     },
+    claim,
     /** Consumes the code if valid: true once, false for unknown, expired or used. */
-    redeem(code: string): boolean {
-      const key = code.trim().toLowerCase()
-      const exp = codes.get(key)
-      if (exp === undefined) return false
-      codes.delete(key)
-      return exp > now()
-    },
+    redeem: (code: string): boolean => claim(code) !== null,
   }
 }
 

@@ -143,6 +143,8 @@ export default defineBridgePlugin({
       method: 'POST',
       path: '/notify/mute',
       auth: 'device',
+      // This device's own alerts: a watching device may set them.
+      role: 'viewer',
       errors: 'json',
       describe: "Stop this device's alerts for one pane, until a time or until unmuted",
       body: v.object({ pane: paneSchema, until: untilSchema }),
@@ -158,6 +160,8 @@ export default defineBridgePlugin({
       method: 'POST',
       path: '/notify/unmute',
       auth: 'device',
+      // This device's own alerts: a watching device may set them.
+      role: 'viewer',
       errors: 'json',
       describe: "Resume this device's alerts for one pane",
       body: v.object({ pane: paneSchema }),
