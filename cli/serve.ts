@@ -10,6 +10,7 @@ import { writeRunFile } from './runfile.ts'
 import { watchHerdr } from './herdr-watch.ts'
 import { findUserConfig, loadUserConfig } from './user-config.ts'
 import { checkServeTrust } from './data-dir-check.ts'
+import { nodeSupportWarning } from '../lib/node-support.ts'
 
 export interface ServeOptions {
   dir?: string
@@ -24,6 +25,8 @@ export async function serve(opts: ServeOptions): Promise<void> {
   // consola lowers its level under CI/test env vars; a daemon's log level is ours to set.
   consola.level = process.env.BRIDGE_LOG_LEVEL ? Number(process.env.BRIDGE_LOG_LEVEL) : 3
   const log = consola.withTag('bridge')
+  const oldNode = nodeSupportWarning()
+  if (oldNode) log.warn(oldNode)
   const dataDir = resolveDataDir(opts.dir)
   // Before anything in the data dir is read or run: another user's config or code is refused.
   checkServeTrust({ dataDir, configFile: findUserConfig({ flag: opts.config, env: process.env, dataDir }), insecure: opts.insecureDataDir, log })

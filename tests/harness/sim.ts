@@ -7,6 +7,8 @@ import path from 'node:path'
 import readline from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { validateAgainstSchema as validate, type SchemaKind } from './herdr-sim/schema.ts'
+// The herdr a run plays (HERDR_SIM_MODE): tests that assert version-specific behaviour read it.
+export { simProfile } from './herdr-sim/mode.ts'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const MAIN = path.join(here, 'herdr-sim', 'main.ts')

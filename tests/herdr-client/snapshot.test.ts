@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { startStack, type Stack } from '../harness/stack.ts'
 import { until } from '../harness/wait.ts'
+import { simProfile } from '../harness/sim.ts'
 import userConfig from '../../bridge.config.ts'
 import { defineBridgePlugin } from '../../core/plugin.ts'
 import { defineAgentKind } from '../../lib/agent-kinds.ts'
@@ -86,7 +87,7 @@ describe('GET /snapshot', () => {
     ])
     // Scalars come from the default session.
     expect(s.focused_pane_id).toBe('w1:p1')
-    expect(s.protocol).toBe(20)
+    expect(s.protocol).toBe(simProfile().protocol)
   })
 
   it('ranks dated agents first, then by seq, sorted by (attention_rank, recency_rank), with branches', async () => {

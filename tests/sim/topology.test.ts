@@ -1,7 +1,7 @@
 // Workspaces, tabs, panes: ids, snapshot shapes and herdr's event order per operation.
 import { describe, expect, it } from 'vitest'
 import { encodeWorkspaceNumber } from '../harness/herdr-sim/ids.ts'
-import type { Subscription } from '../harness/sim.ts'
+import { simProfile, type Subscription } from '../harness/sim.ts'
 import { until } from '../harness/wait.ts'
 import { useSim } from './helpers.ts'
 
@@ -51,7 +51,7 @@ describe('topology', () => {
     'starts empty and snapshots with every required key',
     async () => {
       const snap = (await sim().request('session.snapshot', {})).snapshot
-      expect(snap).toMatchObject({ version: '0.8.0', protocol: 20, workspaces: [], tabs: [], panes: [], layouts: [], agents: [] })
+      expect(snap).toMatchObject({ version: simProfile().version, protocol: simProfile().protocol, workspaces: [], tabs: [], panes: [], layouts: [], agents: [] })
       expect(snap.focused_pane_id).toBeUndefined()
     },
     T,
@@ -103,11 +103,19 @@ describe('topology', () => {
   )
 
   it(
-    'a fresh lifecycle subscriber first receives buffered history from sequence 0',
+    'a fresh lifecycle subscriber: herdr 0.8 replays buffered history from sequence 0, herdr 0.9 starts with live events',
     async () => {
       const sub = await sim().subscribe([{ type: 'workspace.created' }])
-      const first = await sub.next()
-      expect(first.data.workspace.workspace_id).toBe('w1')
+      if (!simProfile().liveOnlySubscriptions) {
+        const first = await sub.next()
+        expect(first.data.workspace.workspace_id).toBe('w1')
+      } else {
+        const ws = await sim().request('workspace.create', {})
+        const first = await sub.next()
+        expect(first.data.workspace.workspace_id).toBe(ws.workspace.workspace_id)
+        expect(sub.events.filter((e) => e.event === 'workspace_created')).toHaveLength(1)
+        await sim().request('workspace.close', { workspace_id: ws.workspace.workspace_id })
+      }
       sub.close()
     },
     T,

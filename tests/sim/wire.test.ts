@@ -5,7 +5,7 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { assertSchema, startSim } from '../harness/sim.ts'
+import { assertSchema, simProfile, startSim } from '../harness/sim.ts'
 import { lines, rawExchange, useSim } from './helpers.ts'
 
 const T = 20000
@@ -14,12 +14,12 @@ describe('wire rules', () => {
   const { sim } = useSim({ sessions: ['default', 'work'] })
 
   it(
-    'ping reports version 0.8.0, protocol 20 and capabilities',
+    'ping reports the version and protocol of the herdr played (0.8.0 / 20, 0.9.1 / 22) and capabilities',
     async () => {
       const reply = await sim().call('ping', {})
       expect(reply).toEqual({
         id: reply.id,
-        result: { type: 'pong', version: '0.8.0', protocol: 20, capabilities: { live_handoff: true, detached_server_daemon: true } },
+        result: { type: 'pong', version: simProfile().version, protocol: simProfile().protocol, capabilities: { live_handoff: true, detached_server_daemon: true } },
       })
       expect(Object.keys(reply.result)[0]).toBe('type')
     },

@@ -255,9 +255,16 @@ export function toolResult(callId: string, out: unknown): ToolResult {
       } catch {}
     } else {
       const m = /^Exit code: (-?\d+)\n(?:[^\n]*\n)*?Output:\n?/.exec(t)
+      // Unified exec (exec_command / write_stdin, codex 0.10x and later): a `Chunk ID:` header
+      // that says `Process exited with code N` once the process ended, then `Output:`.
+      const u = m ? null : /^Chunk ID: [^\n]*\n(?:[^\n]*\n)*?Output:\n?/.exec(t)
       if (m) {
         result.ok = Number(m[1]) === 0
         text = t.slice(m[0].length)
+      } else if (u) {
+        const code = /^Process exited with code (-?\d+)$/m.exec(u[0])
+        if (code) result.ok = Number(code[1]) === 0
+        text = t.slice(u[0].length)
       }
     }
   } else if (Array.isArray(out)) {

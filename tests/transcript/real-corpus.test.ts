@@ -1,0 +1,298 @@
+/**
+ * Real agent files other projects publish (tests/fixtures/real/, PROVENANCE.md there), each read
+ * through its kind's reader and through the real `/agent-transcript`, and checked against an
+ * independent simple reading of the file: every typed prompt and every assistant text present,
+ * every tool call paired with its result and `ok` false exactly where the file says error,
+ * entry counts equal to what the index pass counts, sequence numbers 1..total across pages, no
+ * entry without content, no raw JSON shown as text, nothing unparsed, and the socket never
+ * closed by a line type.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { startStack, type Stack } from '../harness/stack.ts'
+import { reportBusyAgent } from '../harness/busy-agent.ts'
+import { connect } from './ws-client.ts'
+import { encodeCwd } from '../../plugins/kind-claude/transcript/locate.ts'
+import { countClaudeLine, normalizeClaudeLine } from '../../plugins/kind-claude/transcript/normalize.ts'
+import { countCodexLine, normalizeCodexLine } from '../../plugins/kind-codex/transcript/normalize.ts'
+import type { RawEntry } from '../../lib/transcript/entry.ts'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'real')
+
+type Kind = 'claude' | 'codex'
+interface Sample {
+  kind: Kind
+  /** Path under tests/fixtures/real/. */
+  file: string
+  /** Session id the agent reports (the file name's id). */
+  sid: string
+  /** Subagent transcripts beside a claude session. */
+  subagents: string[]
+}
+
+function corpus(): Sample[] {
+  const out: Sample[] = []
+  const walk = (rel: string) => {
+    for (const name of readdirSync(join(ROOT, rel)).sort()) {
+      const p = join(rel, name)
+      if (statSync(join(ROOT, p)).isDirectory()) {
+        if (name !== 'subagents') walk(p)
+        continue
+      }
+      if (!name.endsWith('.jsonl')) continue
+      const kind = p.split('/')[0] as Kind
+      const sid = kind === 'codex' ? /([0-9a-f]{8}-[0-9a-f-]{27})\.jsonl$/.exec(name)![1] : name.slice(0, -6)
+      let subagents: string[] = []
+      try {
+        subagents = readdirSync(join(ROOT, rel, sid, 'subagents')).filter((n) => n.endsWith('.jsonl'))
+      } catch {}
+      out.push({ kind, file: p, sid, subagents })
+    }
+  }
+  walk('claude')
+  walk('codex')
+  return out
+}
+
+const SAMPLES = corpus()
+const lines = (path: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+const normalize = (kind: Kind, l: string) => (kind === 'claude' ? normalizeClaudeLine(l) : normalizeCodexLine(l))
+const count = (kind: Kind, l: string) => (kind === 'claude' ? countClaudeLine(l) : countCodexLine(l))
+
+/** What a person reading the file sees in it, independently of the readers. */
+interface Reading {
+  prompts: string[]
+  replies: string[]
+  calls: string[]
+  /** Tool results by call id: whether the file says it failed. */
+  results: Map<string, boolean>
+  compactions: number
+}
+
+const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const textsOf = (content: unknown): string[] =>
+  typeof content === 'string' ? [content] : Array.isArray(content) ? content.filter((b) => isObj(b) && b.type === 'text' && typeof b.text === 'string').map((b) => b.text) : []
+
+function readClaude(file: string[]): Reading {
+  const r: Reading = { prompts: [], replies: [], calls: [], results: new Map(), compactions: 0 }
+  for (const l of file) {
+    const o = JSON.parse(l)
+    if (o.type === 'user' && o.isCompactSummary) r.compactions++
+    else if (o.type === 'user' && isObj(o.message)) {
+      if (!o.isMeta) r.prompts.push(...textsOf(o.message.content).filter((t) => t.trim()))
+      for (const b of Array.isArray(o.message.content) ? o.message.content : [])
+        if (isObj(b) && b.type === 'tool_result') r.results.set(b.tool_use_id, b.is_error === true || o.toolUseResult?.interrupted === true)
+    } else if (o.type === 'assistant' && isObj(o.message)) {
+      r.replies.push(...textsOf(o.message.content).filter((t) => t.trim()))
+      for (const b of Array.isArray(o.message.content) ? o.message.content : []) if (isObj(b) && b.type === 'tool_use') r.calls.push(b.id)
+    }
+  }
+  return r
+}
+
+/** A codex tool output says it failed by its exit code: a unified-exec header, an `Exit code:` block, or JSON metadata. */
+function codexFailed(out: unknown): boolean {
+  if (typeof out !== 'string') return isObj(out) && out.success === false
+  const code = /^Process exited with code (-?\d+)$/m.exec(out.split('\nOutput:')[0]) ?? /^Exit code: (-?\d+)/.exec(out)
+  if (code) return Number(code[1]) !== 0
+  try {
+    const j = JSON.parse(out)
+    return typeof j?.metadata?.exit_code === 'number' && j.metadata.exit_code !== 0
+  } catch {
+    return false
+  }
+}
+
+function readCodex(file: string[]): Reading {
+  const r: Reading = { prompts: [], replies: [], calls: [], results: new Map(), compactions: 0 }
+  for (const l of file) {
+    const o = JSON.parse(l)
+    const p = o.payload ?? {}
+    if (o.type === 'compacted') r.compactions++
+    if (o.type !== 'response_item') continue
+    // What was typed: the user's text items, less what codex itself sends as the user (context and
+    // instructions in tags, AGENTS.md). (event_msg user_message is no help: redacted files redact
+    // it apart, and excerpts keep only it.)
+    if (p.type === 'message' && p.role === 'user')
+      r.prompts.push(...(p.content ?? []).filter((c: any) => c?.type === 'input_text' && c.text?.trim() && !/^\s*(<|# AGENTS\.md)/.test(c.text)).map((c: any) => c.text))
+    if (p.type === 'message' && p.role === 'assistant') r.replies.push(...(p.content ?? []).filter((c: any) => c?.type === 'output_text' && c.text?.trim()).map((c: any) => c.text))
+    if (p.type === 'function_call' || p.type === 'custom_tool_call') r.calls.push(p.call_id)
+    if (p.type === 'function_call_output' || p.type === 'custom_tool_call_output') r.results.set(p.call_id, codexFailed(p.output))
+  }
+  return r
+}
+
+/** The reading's checks against entries (from the reader or from the socket). */
+function check(reading: Reading, entries: RawEntry[]): void {
+  const texts = (role: string) => entries.filter((e) => e.role === role && e.kind === 'message').map((e) => e.text ?? '')
+  const has = (list: string[], t: string) => list.some((x) => x.startsWith(t.trim().slice(0, 80)))
+  const users = texts('user')
+  expect(reading.prompts.filter((t) => !has(users, t))).toEqual([])
+  const assistants = texts('assistant')
+  expect(reading.replies.filter((t) => !has(assistants, t))).toEqual([])
+  const calls = entries.filter((e) => e.kind === 'tool_call').map((e) => e.tool!.id)
+  expect(calls.filter((id) => id)).toEqual(reading.calls)
+  const results = entries.filter((e) => e.kind === 'tool_result')
+  expect(new Map(results.map((e) => [e.result!.for_id, !e.result!.ok]))).toEqual(reading.results)
+  // Paired: every result answers a call of the file.
+  expect(results.filter((e) => !reading.calls.includes(e.result!.for_id)).map((e) => e.result!.for_id)).toEqual([])
+  for (const e of entries) {
+    // Nothing unparsed, nothing empty, no raw JSON where text is shown.
+    expect(e.parsed, JSON.stringify(e).slice(0, 300)).toBe(true)
+    expect(!!(e.text?.trim() || e.tool || e.result), JSON.stringify(e).slice(0, 300)).toBe(true)
+    for (const shown of [e.text, e.tool?.title]) expect(/^\s*[[{]\s*"/.test(shown ?? ''), String(shown).slice(0, 200)).toBe(false)
+  }
+  expect(entries.filter((e) => e.role === 'system' && /^Conversation compacted/.test(e.text ?? '')).length).toBe(reading.compactions)
+}
+
+describe('real files through the readers', () => {
+  it('the corpus holds at least 10 files from at least 3 repositories, claude and codex', () => {
+    const files = SAMPLES.length + SAMPLES.reduce((n, s) => n + s.subagents.length, 0)
+    expect(files).toBeGreaterThanOrEqual(10)
+    // The folder under the kind names the publishing repository (PROVENANCE.md).
+    expect(new Set(SAMPLES.map((s) => s.file.split('/')[1])).size).toBeGreaterThanOrEqual(3)
+    expect(new Set(SAMPLES.map((s) => s.kind))).toEqual(new Set(['claude', 'codex']))
+  })
+
+  for (const s of SAMPLES) {
+    it(`${s.file}: entries match the file, and the index pass counts them the same`, () => {
+      const file = lines(join(ROOT, s.file))
+      const entries = file.flatMap((l) => normalize(s.kind, l))
+      for (const l of file) expect(count(s.kind, l), l.slice(0, 200)).toBe(normalize(s.kind, l).length)
+      check(s.kind === 'claude' ? readClaude(file) : readCodex(file), entries)
+      for (const sub of s.subagents) {
+        const subFile = lines(join(ROOT, dirname(s.file), s.sid, 'subagents', sub))
+        check(
+          readClaude(subFile),
+          subFile.flatMap((l) => normalizeClaudeLine(l)),
+        )
+      }
+    })
+  }
+
+  it('progress lines, about two thirds of a real 2.1.39 session, give no entry', () => {
+    const file = lines(join(ROOT, 'claude/spotter/4d5611e5-241a-462a-8d15-5122611a9569.jsonl'))
+    const progress = file.filter((l) => JSON.parse(l).type === 'progress')
+    expect(progress.length / file.length).toBeGreaterThan(0.6)
+    expect(progress.flatMap((l) => normalizeClaudeLine(l))).toEqual([])
+  })
+
+  it('AskUserQuestion: its question and options, then the answer, not JSON', () => {
+    const file = lines(join(ROOT, 'claude/spotter/4d5611e5-241a-462a-8d15-5122611a9569.jsonl'))
+    const entries = file.flatMap((l) => normalizeClaudeLine(l))
+    const ask = entries.find((e) => e.tool?.name === 'AskUserQuestion')!
+    expect(ask.tool).toMatchObject({
+      title: 'Pre-commit hook blocks on pre-existing dialyzer/credo issues in waiting_summary.ex (not our code). How should we proceed?',
+      subtitle: 'Commit',
+      input_summary: 'Skip hook (--no-verify) | Fix pre-existing issues',
+    })
+    const answer = entries.find((e) => e.result?.for_id === ask.tool!.id)!
+    expect(answer.result!.output_summary).toBe(
+      'Pre-commit hook blocks on pre-existing dialyzer/credo issues in waiting_summary.ex (not our code). How should we proceed? → main was clean; fix the issues',
+    )
+  })
+
+  it('codex unified exec: a non-zero exit is a failed result, and the chunk header is not shown', () => {
+    const file = lines(join(ROOT, 'codex/codemie/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl'))
+    const results = file.flatMap((l) => normalizeCodexLine(l)).filter((e) => e.kind === 'tool_result')
+    expect(results.filter((e) => !e.result!.ok).length).toBeGreaterThan(0)
+    expect(results.filter((e) => /^Chunk ID: /.test(e.result!.output_summary ?? ''))).toEqual([])
+  })
+})
+
+describe('real files through /agent-transcript', () => {
+  let stack: Stack
+  let cwd: string
+  beforeAll(async () => {
+    stack = await startStack()
+    cwd = join(stack.home, 'proj')
+    mkdirSync(cwd, { recursive: true })
+    for (const s of SAMPLES) {
+      if (s.kind === 'claude') {
+        const dir = join(stack.home, '.claude', 'projects', encodeCwd(cwd))
+        mkdirSync(join(dir, s.sid, 'subagents'), { recursive: true })
+        copyFileSync(join(ROOT, s.file), join(dir, `${s.sid}.jsonl`))
+        for (const sub of s.subagents) copyFileSync(join(ROOT, dirname(s.file), s.sid, 'subagents', sub), join(dir, s.sid, 'subagents', sub))
+      } else {
+        const m = /^rollout-(\d{4})-(\d{2})-(\d{2})T/.exec(basename(s.file))!
+        const dir = join(stack.home, '.codex', 'sessions', m[1], m[2], m[3])
+        mkdirSync(dir, { recursive: true })
+        copyFileSync(join(ROOT, s.file), join(dir, basename(s.file)))
+      }
+    }
+  }, 60_000)
+  afterAll(async () => stack?.close())
+
+  async function pane(kind: Kind, sid: string): Promise<string> {
+    const p = (await stack.sim.request('workspace.create', { cwd })).root_pane.pane_id as string
+    await reportBusyAgent(stack.sim, p, { source: `herdr:${kind}`, agent: kind, state: 'working', agent_session_id: sid })
+    return p
+  }
+
+  /** Every entry of a stream, newest page then older pages, with the socket still open at the end. */
+  async function streamAll(query: string): Promise<{ hello: any; entries: any[] }> {
+    const c = await connect(`${stack.bridge.wsUrl}/agent-transcript?${query}&token=${stack.bridge.adminToken}`)
+    const hello = await c.next()
+    expect(hello.type).toBe('hello')
+    const got: any[] = []
+    for (let i = 0; i < hello.backlog_count; i++) got.push((await c.next()).entry)
+    expect(await c.next()).toMatchObject({ type: 'backlog_complete', count: hello.backlog_count })
+    let oldest = hello.oldest_loaded_seq
+    let older = hello.has_older
+    while (older) {
+      c.send({ type: 'load_older', before_seq: oldest, limit: 500 })
+      const page: any[] = []
+      for (;;) {
+        const f = await c.next()
+        if (f.type === 'page_complete') {
+          oldest = f.oldest_loaded_seq
+          older = f.has_older
+          break
+        }
+        page.push(f.entry)
+      }
+      got.unshift(...page)
+    }
+    // Still open: no line type closed it.
+    expect(c.ws.readyState).toBe(1)
+    c.close()
+    return { hello, entries: got }
+  }
+
+  for (const s of SAMPLES) {
+    it(`${s.file}: seq 1..total across pages, and the same checks on what the socket sent`, async () => {
+      const p = await pane(s.kind, s.sid)
+      const { hello, entries } = await streamAll(`pane=${encodeURIComponent(p)}`)
+      expect(hello).toMatchObject({ agent_kind: s.kind, session_id: s.sid })
+      expect(entries.map((e) => e.seq)).toEqual(Array.from({ length: hello.total }, (_, i) => i + 1))
+      const file = lines(join(ROOT, s.file))
+      check(s.kind === 'claude' ? readClaude(file) : readCodex(file), entries)
+      if (s.subagents.length) {
+        // Real 2.1.x subagent folders hold no .meta.json: every transcript is listed and streams.
+        expect((hello.subagents as any[]).map((r) => r.agent_id).sort()).toEqual(s.subagents.map((n) => n.slice(6, -6)).sort())
+        for (const sub of s.subagents) {
+          const id = sub.slice(6, -6)
+          const child = await streamAll(`pane=${encodeURIComponent(p)}&subagent=${id}`)
+          expect(child.hello.subagent).toBe(id)
+          expect(child.entries.map((e) => e.seq)).toEqual(Array.from({ length: child.hello.total }, (_, i) => i + 1))
+        }
+      }
+    })
+  }
+
+  it('a subagent without metadata is labelled from the spawning call in the parent', async () => {
+    const p = await pane('claude', '4d5611e5-241a-462a-8d15-5122611a9569')
+    const { hello } = await streamAll(`pane=${encodeURIComponent(p)}`)
+    expect((hello.subagents as any[]).find((r) => r.agent_id === 'a2898e3')).toMatchObject({
+      tool_use_id: 'toolu_017pLRuPHYTX5t99EnLyV53m',
+      agent_type: 'Explore',
+      description: 'Explore transcript rendering codebase',
+      done: true,
+    })
+  })
+})
