@@ -1,4 +1,4 @@
-import { defineConfig } from './core/config.ts'
+import { defineConfig } from './core/plugin.ts'
 import pairing from './plugins/pairing/index.ts'
 import health from './plugins/health/index.ts'
 import openapi from './plugins/openapi/index.ts'

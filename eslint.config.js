@@ -15,4 +15,10 @@ export default tseslint.config({ ignores: ['node_modules/**', 'plugins/web/dist/
     'no-undef': 'off',
     'no-empty': ['error', { allowEmptyCatch: true }],
   },
+}, {
+  // lib/ is pure shared code: it never reaches into the core, a plugin or storage (docs/architecture.md).
+  files: ['lib/**/*.ts'],
+  rules: {
+    'no-restricted-imports': ['error', { patterns: [{ regex: '^(\\.\\./)+(core|plugins|storage)/', message: 'lib/ holds pure code: no import of core/, plugins/ or storage/' }] }],
+  },
 })

@@ -4,7 +4,7 @@
  *
  *   import { defineConfig, defaultPlugins, defineAgentKind, definePlugin } from 'herdr-bridge'
  */
-export { defineConfig, type BridgeUserConfig } from './core/config.ts'
+export { defineConfig, type BridgeUserConfig } from './core/plugin.ts'
 export {
   defineBridgePlugin,
   defineBridgePlugin as definePlugin,

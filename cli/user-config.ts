@@ -6,7 +6,7 @@
  */
 import { existsSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import type { BridgeUserConfig } from '../core/config.ts'
+import type { BridgeUserConfig } from '../core/plugin.ts'
 import { CliError } from './errors.ts'
 
 const DATA_DIR_NAMES = ['bridge.config.ts', 'bridge.config.js', 'bridge.config.mjs']

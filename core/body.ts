@@ -1,5 +1,5 @@
 import { assertBodySize, HTTPError, type H3Event } from 'h3'
-import { HttpError } from '../core/respond.ts'
+import { HttpError } from './respond.ts'
 
 /**
  * Reads a request body chunk by chunk, refusing with 408 when the client sends nothing for

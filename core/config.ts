@@ -2,20 +2,11 @@ import { randomBytes } from 'node:crypto'
 import { hostname, homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { mkdirSync, chmodSync } from 'node:fs'
-import type { PluginEntry } from './plugin.ts'
 import * as v from 'valibot'
-import { CorruptFileError, readJsonFile, writeFileAtomic } from '../storage/atomic-file.ts'
+import { CorruptFileError, readJsonFile, writeFileAtomic } from '../lib/atomic-file.ts'
 
-/** What `bridge.config.ts` declares: which plugins run and their options. */
-export interface BridgeUserConfig {
-  plugins: PluginEntry[]
-  /** Defaults for keys of the on-disk config; the on-disk file and env win. */
-  defaults?: Partial<Pick<BridgeConfig, 'server_name' | 'transport' | 'push'>>
-}
-
-export function defineConfig(config: BridgeUserConfig): BridgeUserConfig {
-  return config
-}
+/** Defaults a user config (`bridge.config.ts`) gives keys of the on-disk config; the on-disk file and env win. */
+export type ConfigDefaults = Partial<Pick<BridgeConfig, 'server_name' | 'transport' | 'push'>>
 
 export interface TransportConfig {
   mode: 'direct' | 'relay'
@@ -141,7 +132,7 @@ export class ConfigMissing extends Error {}
  * Loads `<dir>/config.json`, creating it (0600, in a 0700 dir) with a fresh admin token and
  * server id on first run. Env overrides are applied to the returned value, never persisted.
  */
-export function loadConfig(opts: { dir?: string; env?: NodeJS.ProcessEnv; create?: boolean; defaults?: BridgeUserConfig['defaults'] } = {}): BridgeConfig {
+export function loadConfig(opts: { dir?: string; env?: NodeJS.ProcessEnv; create?: boolean; defaults?: ConfigDefaults } = {}): BridgeConfig {
   const env = opts.env ?? process.env
   const dataDir = resolveDataDir(opts.dir, env)
   const configPath = join(dataDir, 'config.json')

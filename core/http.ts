@@ -14,7 +14,7 @@ import { hasBody, isJsonContentType } from './content-type.ts'
 import { createCors } from './cors.ts'
 import { RESOURCE_CODES } from '../lib/exec.ts'
 import { controlInParams } from '../lib/strings.ts'
-import { readBodyText } from '../lib/body.ts'
+import { readBodyText } from './body.ts'
 
 const MAX_JSON_BODY = 1024 * 1024
 

@@ -1,18 +1,7 @@
-import type { AnyPlugin, PluginContext, PluginEntry, RouteDef, WsRouteDef } from './plugin.ts'
+import type { LoadedPlugins, MountedRoute, MountedWs, PluginContext, PluginDef, PluginEntry } from './plugin.ts'
+import { orderByServices, servicesFor, type Services } from './services.ts'
 
-export interface MountedRoute extends RouteDef<any, any, any> {
-  plugin: string
-}
-export interface MountedWs extends WsRouteDef<any> {
-  plugin: string
-}
-
-export interface LoadedPlugins {
-  plugins: { def: AnyPlugin; options: unknown }[]
-  /** path → method → route */
-  routes: Map<string, Map<string, MountedRoute>>
-  websockets: Map<string, MountedWs>
-}
+export type { LoadedPlugins, MountedRoute, MountedWs }
 
 /**
  * Reads the manifests of the configured plugins. A route (or WebSocket path, or plugin name)
@@ -48,28 +37,38 @@ export function loadPlugins(entries: PluginEntry[]): LoadedPlugins {
   return { plugins, routes, websockets }
 }
 
-/** A plugin once set up: its context and the state its `setup` returned. */
-export interface RunningPlugin {
+/** A plugin once set up: its manifest, its context and the state its `setup` returned. */
+export interface RunningPlugin<S = unknown> {
+  def: PluginDef<any, S>
   ctx: PluginContext
-  state: unknown
+  state: S
 }
 
 /**
- * Runs each plugin's setup in order, then opens its manifest's bus subscriptions with the state
- * it returned. Returns the running plugins by name and the shutdown steps in reverse order.
+ * Runs each plugin's setup, providers of a service before its users (core/services.ts), then
+ * opens its manifest's bus subscriptions with the state it returned and publishes the services it
+ * provides. `services` holds the core's own and receives the plugins'. Returns the running
+ * plugins by name and the shutdown steps in reverse order.
  */
 export async function setupPlugins(
   loaded: LoadedPlugins,
   ctxFor: (plugin: string) => PluginContext,
+  services: Partial<Services> = {},
 ): Promise<{ running: Map<string, RunningPlugin>; disposers: (() => void | Promise<void>)[] }> {
   const running = new Map<string, RunningPlugin>()
   const disposers: (() => void | Promise<void>)[] = []
-  for (const { def, options } of loaded.plugins) {
-    const ctx = ctxFor(def.name)
+  const order = orderByServices(
+    loaded.plugins.map((p) => ({ ...p, name: p.def.name, provides: p.def.provides, uses: p.def.uses })),
+    Object.keys(services),
+  )
+  for (const { def, options } of order) {
+    const declared = [...(def.uses ?? []), ...Object.keys(def.provides ?? {})]
+    const ctx: PluginContext = { ...ctxFor(def.name), services: servicesFor(def.name, declared, services) }
     for (const k of def.agentKinds ?? []) ctx.agentKinds.register(k, def.name)
     const state = await def.setup?.(ctx, options)
-    running.set(def.name, { ctx, state })
+    running.set(def.name, { def, ctx, state })
     if (def.dispose) disposers.push(() => def.dispose!(state, ctx))
+    for (const [name, from] of Object.entries(def.provides ?? {})) (services as Record<string, unknown>)[name] = (from as (s: unknown) => unknown)(state)
     for (const s of def.subscribe ?? []) {
       const types = s.type === undefined ? undefined : new Set([s.type].flat())
       const label = `${def.name} (${s.source ?? '*'}/${[...(types ?? ['*'])].join(',')})`

@@ -3,14 +3,14 @@ import type { Peer, Message } from 'crossws'
 import type { ConsolaInstance } from 'consola'
 import type { Storage } from 'unstorage'
 import type { GenericSchema } from 'valibot'
-import type { BridgeConfig } from './config.ts'
+import type { BridgeConfig, ConfigDefaults } from './config.ts'
 import type { Bus, BusEvent, LagPolicy } from './bus.ts'
 import type { Herdr } from './herdr/index.ts'
 import type { DeviceStore } from '../storage/devices.ts'
 import type { AgentKindRegistry, AgentKind } from '../lib/agent-kinds.ts'
 import type { Exec } from '../lib/exec.ts'
 import type { ServerLimits } from './limits.ts'
-import type { LoadedPlugins } from './loader.ts'
+import type { ServiceName, Services } from './services.ts'
 
 export type AuthLevel = 'device' | 'admin' | 'none' | 'pairing'
 
@@ -147,10 +147,31 @@ export interface PluginDef<O = any, S = unknown> {
   websockets?: WsRouteDef<S>[]
   subscribe?: BusSubscription<S>[]
   agentKinds?: AgentKind[]
+  /**
+   * Services this plugin offers others (core/services.ts), each read from its state once `setup`
+   * ran: `provides: { liveSnapshot: (state) => state.live }`.
+   */
+  provides?: { [K in ServiceName]?: (state: S) => Services[K] }
+  /** Services this plugin reads through `ctx.services`; their providers are set up first. */
+  uses?: ServiceName[]
 }
 
 /** Any plugin, whatever its options and state. */
 export type AnyPlugin = PluginDef<any, any>
+
+export interface MountedRoute extends RouteDef<any, any, any> {
+  plugin: string
+}
+export interface MountedWs extends WsRouteDef<any> {
+  plugin: string
+}
+
+export interface LoadedPlugins {
+  plugins: { def: AnyPlugin; options: unknown }[]
+  /** path → method → route */
+  routes: Map<string, Map<string, MountedRoute>>
+  websockets: Map<string, MountedWs>
+}
 
 export interface Sockets {
   /** Closes every open WebSocket authenticated as this device. */
@@ -184,6 +205,8 @@ export interface PluginContext {
   /** The bridge's environment and HOME (tests give the bridge its own). Read these, not process.env. */
   env: NodeJS.ProcessEnv
   home: string
+  /** The services the plugin declared in `uses` (and those it provides), typed (core/services.ts). */
+  services: Services
 }
 
 /**
@@ -214,3 +237,14 @@ defineBridgeWebSocket.with =
 
 /** A plugin listed in bridge.config.ts, optionally with options: `[plugin, { … }]`. */
 export type PluginEntry = AnyPlugin | [AnyPlugin, unknown]
+
+/** What `bridge.config.ts` declares: which plugins run and their options. */
+export interface BridgeUserConfig {
+  plugins: PluginEntry[]
+  /** Defaults for keys of the on-disk config; the on-disk file and env win. */
+  defaults?: ConfigDefaults
+}
+
+export function defineConfig(config: BridgeUserConfig): BridgeUserConfig {
+  return config
+}

@@ -5,19 +5,21 @@ import { readFileSync } from 'node:fs'
 import type { AddressInfo, Socket } from 'node:net'
 import { toNodeHandler } from 'h3'
 import { consola, type ConsolaInstance } from 'consola'
-import type { BridgeConfig, BridgeUserConfig } from './config.ts'
+import type { BridgeConfig } from './config.ts'
 import { splitAddr } from './config.ts'
 import { loadPlugins, setupPlugins, type LoadedPlugins } from './loader.ts'
-import type { PluginContext, PluginDef, ServerInfo } from './plugin.ts'
+import type { BridgeUserConfig, PluginContext, PluginDef, ServerInfo } from './plugin.ts'
 import { text } from './respond.ts'
 import { compressResponse } from '../lib/http/compress.ts'
 import { createBus } from './bus.ts'
 import { createHerdr, type Herdr } from './herdr/index.ts'
 import { startIngest, type Ingest, type IngestOptions } from './herdr/ingest.ts'
 import { createAgentKindRegistry } from '../lib/agent-kinds.ts'
+import { createChannelRegistry } from './notify/channels.ts'
+import type { Services } from './services.ts'
 import { exec } from '../lib/exec.ts'
 import { createBridgeStorage, createDeviceStore } from '../storage/index.ts'
-import { sweepStaleTemps } from '../storage/atomic-file.ts'
+import { sweepStaleTemps } from '../lib/atomic-file.ts'
 import { createAuditLog } from '../storage/audit-log.ts'
 import { createDeviceSockets } from './device-sockets.ts'
 import { createHttpApp } from './http.ts'
@@ -63,7 +65,8 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
   const { config, log, herdr, bus, devices, limits } = ctx
   const loaded = loadPlugins(opts.user.plugins)
   ctx.server = { routes: loaded }
-  const { running, disposers } = await setupPlugins(loaded, (name) => ({ ...ctx, log: log.withTag(name) }))
+  // The core's own services; the plugins' join them as each provider's setup returns.
+  const { running, disposers } = await setupPlugins(loaded, (name) => ({ ...ctx, log: log.withTag(name) }), ctx.services)
   const plugin = (name: string) => running.get(name)!
   // Started after the plugins so their bus subscriptions see the first multiplexer_connected.
   const ingest = opts.ingest === false ? null : startIngest({ herdr, bus, log: log.withTag('ingest') }, opts.ingest ?? {})
@@ -162,6 +165,8 @@ async function createContext(opts: BridgeOptions) {
     home: env.HOME ?? '',
     server: { routes: undefined as unknown as LoadedPlugins } satisfies ServerInfo,
     sockets: { closeDevice: (id, code, reason) => deviceSockets.closeDevice(id, code, reason) },
+    // Every service, for the bridge's owner (tests, the CLI); a plugin sees only those it declares.
+    services: { notifyChannels: createChannelRegistry() } satisfies Partial<Services> as Services,
   }
   const audit = createAuditLog(config.data_dir, (err) => log.warn(`audit log: ${(err as Error).message}`))
   return { ctx, deviceSockets, audit }

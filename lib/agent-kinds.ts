@@ -1,5 +1,5 @@
-import type { PluginContext } from '../core/plugin.ts'
-import type { AgentInfo } from '../core/herdr/index.ts'
+import type { AgentInfo } from './herdr-types.ts'
+import type { KindContext } from './kind-context.ts'
 import type { ParseScreen, Summarize, QuestionService, Summary } from './card.ts'
 import type { Entry, RawEntry, RosterRow } from './transcript/entry.ts'
 
@@ -117,7 +117,7 @@ export interface SlashCommand {
 }
 
 /** Slash-command discovery for a pane's working directory. */
-export type CommandsCapability = (input: { cwd: string; ctx: PluginContext }) => Promise<SlashCommand[]>
+export type CommandsCapability = (input: { cwd: string; ctx: KindContext }) => Promise<SlashCommand[]>
 
 /** One kind's quota as `/usage` returns it under the kind's key. */
 export interface KindUsage {
@@ -128,7 +128,7 @@ export interface KindUsage {
 }
 
 /** Quota reader (`GET /usage`). */
-export type UsageCapability = (input: { ctx: PluginContext }) => Promise<KindUsage>
+export type UsageCapability = (input: { ctx: KindContext }) => Promise<KindUsage>
 
 /** The capabilities a plugin may contribute for a kind. */
 export type KindCapability = Exclude<keyof AgentKind, 'kind'>

@@ -3,19 +3,11 @@
  * route and push notifications read the same thing without importing a plugin. The parsers live
  * in the plugins that contribute them (plugins/agent-state); this file only orders the reads.
  */
-import type { PluginContext } from '../core/plugin.ts'
-import type { AgentInfo, PaneRef } from '../core/herdr/index.ts'
-import { HerdrError } from '../core/herdr/index.ts'
-import { cleanText, readableLines, screenLines, truncate } from './text.ts'
+import type { AgentInfo } from './herdr-types.ts'
+import type { KindContext } from './kind-context.ts'
+import { cleanText, readableLines, screenLines, truncate, type CardOption } from './text.ts'
 
-export interface CardOption {
-  /** The number typed to pick it; 0 for a key-only option. */
-  index: number
-  label: string
-  selected: boolean
-  /** Raw keystroke for an option with no number (`esc`). */
-  key?: string
-}
+export type { CardOption }
 
 export interface CardBlocked {
   question: string
@@ -74,9 +66,9 @@ export type QuestionAnswer = { index: number } | { text: string } | { dismiss: t
 
 export interface QuestionService {
   /** The pending question, or null when there is none or the service cannot be reached. */
-  pending(ctx: PluginContext, agent: AgentInfo): Promise<PendingQuestion | null>
+  pending(ctx: KindContext, agent: AgentInfo): Promise<PendingQuestion | null>
   /** Answers the pending question; false when there was nothing this answer could be given to. */
-  answer(ctx: PluginContext, agent: AgentInfo, answer: QuestionAnswer): Promise<boolean>
+  answer(ctx: KindContext, agent: AgentInfo, answer: QuestionAnswer): Promise<boolean>
 }
 
 export type ParseScreen = (screen: string) => ScreenParse | null
@@ -85,16 +77,6 @@ export type Summarize = (input: SummaryInput) => Summary
 /** The kind used for agents whose own kind contributes no screen summary. */
 export const FALLBACK_KIND = 'generic'
 
-/** `agent.get` failed for a reason other than "no such agent". */
-export class CardReadError extends Error {}
-
-export interface ReadCardOptions {
-  /** Read scrollback (visibly scrolls an alternate-screen agent); the visible screen otherwise. */
-  recent?: boolean
-  /** The agent as already read, to skip `agent.get`. */
-  agent?: AgentInfo
-}
-
 export function normStatus(s: unknown): string {
   const v = typeof s === 'string' ? s.trim().toLowerCase() : ''
   return v === 'idle' || v === 'working' || v === 'blocked' || v === 'done' ? v : 'unknown'
@@ -102,123 +84,6 @@ export function normStatus(s: unknown): string {
 
 export const normKind = (k: unknown) => (typeof k === 'string' ? k.trim().toLowerCase() : '')
 
-/**
- * Reads the card for a client pane id. Null when there is no agent there (or no such session);
- * CardReadError when herdr could not answer `agent.get`. Screen reads, the transcript, explain
- * and the question service are best effort: a failure thins the card, never fails it.
- */
-export async function readCard(ctx: PluginContext, pane: string, opts: ReadCardOptions = {}): Promise<Card | null> {
-  let ref: PaneRef
-  let agent: AgentInfo
-  try {
-    ref = await ctx.herdr.resolve(pane)
-    if (opts.agent) agent = opts.agent
-    else {
-      const got = await ctx.herdr.getAgent(pane)
-      if (!got) return null
-      agent = got.agent
-    }
-  } catch (err) {
-    if (err instanceof HerdrError && (err.notFound || err.code === 'session_not_found')) return null
-    throw new CardReadError(`herdr agent get ${pane}: ${(err as Error).message}`)
-  }
-  const kind = normKind(agent.agent)
-  if (!kind) return null
-  const status = normStatus(agent.agent_status)
-  const caps = ctx.agentKinds.get(kind)
-  const fallback = ctx.agentKinds.get(FALLBACK_KIND)
-  const read = (source: string, lines?: number) =>
-    ctx.herdr
-      .call<{ read?: { text?: string } }>(ref.session, 'agent.read', { target: ref.id, source, format: 'text', ...(lines ? { lines } : {}) })
-      .then((r) => r?.read?.text ?? '')
-
-  const parseScreen = caps?.screen?.parse
-  const summarize = caps?.screen?.summarize ?? fallback?.screen?.summarize
-  const service = caps?.question
-  const blockedNow = status === 'blocked'
-
-  // Everything below only reads; it runs side by side.
-  const extras = Promise.all([
-    blockedNow && parseScreen && service ? service.pending(ctx, agent).catch(() => null) : null,
-    blockedNow && parseScreen ? explainCategory(ctx, ref).catch(() => undefined) : undefined,
-    // The conversation itself says best what the agent is doing; when blocked, the prompt does.
-    blockedNow ? undefined : transcriptSummary(caps, agent, ctx).catch(() => undefined),
-  ])
-  const [detection, recent] = await Promise.all([
-    read('detection').catch(() => ''),
-    (opts.recent ? read('recent_unwrapped', 80).catch((err) => (err instanceof HerdrError && err.code === 'agent_not_idle' ? read('visible', 80) : '')) : read('visible')).catch(
-      () => '',
-    ),
-  ])
-  const [pending, category, fromTranscript] = await extras
-
-  let parse: ScreenParse | null = null
-  if (pending) parse = { question: pending.question, options: pending.options }
-  else if (blockedNow && parseScreen) parse = safe(() => parseScreen(detection), null) ?? safe(() => parseScreen(recent), null)
-
-  const title = agent.terminal_title_stripped ?? ''
-  const input: SummaryInput = { detection, recent, title, status, blocked: parse ?? undefined }
-  let summary = summarize ? safe(() => summarize(input), null) : null
-  if (fromTranscript) summary = { transcript: summary?.transcript, ...fromTranscript }
-  summary ??= { headline: title || `Agent ${status}`, detail: '' }
-
-  const readMode = caps?.screen?.modes?.read
-  const mode = readMode ? safe(() => readMode(detection), undefined) : undefined
-  let blocked: CardBlocked | undefined
-  if (blockedNow && parseScreen) {
-    // A prompt we cannot read still blocks; the last thing the agent said is the best question.
-    blocked = parse ? { question: parse.question, options: parse.options } : { question: firstLine(summary.detail), options: [] }
-    const cat = pending?.category ?? category
-    if (cat) blocked.category = cat
-  }
-  // Key order as the card's response schema lists the fields (plugins/agent-state, /openapi.json).
-  return {
-    pane_id: pane,
-    agent_kind: kind,
-    agent_status: status,
-    ...(mode ? { permission_mode: mode } : {}),
-    headline: summary.headline || title || `Agent ${status}`,
-    detail: summary.detail ?? '',
-    ...(blocked ? { blocked } : {}),
-    ...(summary.transcript ? { transcript: summary.transcript } : {}),
-    parsed: !!parseScreen,
-  }
-}
-
-/** herdr's detection rule that matched, as the card's coarse category. */
-async function explainCategory(ctx: PluginContext, ref: PaneRef): Promise<string | undefined> {
-  const r = await ctx.herdr.call<{ explain?: { evaluated_rules?: { id?: string; matched?: boolean }[] } }>(ref.session, 'agent.explain', { target: ref.id })
-  const rule = r?.explain?.evaluated_rules?.find((x) => x && x.matched === true && typeof x.id === 'string' && x.id)
-  return rule?.id
-}
-
-/** The transcript capability's summary, when the kind has a reader that offers one. */
-async function transcriptSummary(caps: ReturnType<PluginContext['agentKinds']['get']>, agent: AgentInfo, ctx: PluginContext): Promise<Summary | undefined> {
-  const fn = caps?.transcript?.summary
-  if (typeof fn !== 'function') return undefined
-  const s = await fn(agent, { home: ctx.home, env: ctx.env })
-  if (!s || typeof s.headline !== 'string' || !s.headline) return undefined
-  return { headline: s.headline, detail: typeof s.detail === 'string' ? s.detail : '', ...(Array.isArray(s.transcript) ? { transcript: s.transcript } : {}) }
-}
-
-function firstLine(s: string): string {
-  return (
-    s
-      .split('\n')
-      .find((l) => l.trim())
-      ?.trim() ?? ''
-  )
-}
-
-function safe<T, F>(fn: () => T, fallback: F): T | F {
-  try {
-    return fn()
-  } catch {
-    return fallback
-  }
-}
-
-/** Screen lines shown by the generic summary. */
 export const FALLBACK_LINES = 12
 
 /** The generic summary of any screen: its last readable lines (the `generic` kind's). */

@@ -23,7 +23,8 @@ export {
   type UsageCapability,
   type KindUsage,
 } from './agent-kinds.ts'
-export type { AgentInfo } from '../core/herdr/index.ts'
+export type { AgentInfo } from './herdr-types.ts'
+export type { KindContext } from './kind-context.ts'
 
 // The card: its types, and the generic screen summary.
 export {

@@ -2,7 +2,15 @@
  * Text rules shared by every screen parser: ANSI stripping, rule / box-only / chrome lines,
  * numbered options, truncation. Pure functions; nothing here throws on any input.
  */
-import type { CardOption } from './card.ts'
+/** One option of a blocked card. */
+export interface CardOption {
+  /** The number typed to pick it; 0 for a key-only option. */
+  index: number
+  label: string
+  selected: boolean
+  /** Raw keystroke for an option with no number (`esc`). */
+  key?: string
+}
 
 // CSI, OSC (BEL or ST terminated), other two-byte escapes, then stray control bytes but \n and \t.
 const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]|[\x00-\x08\x0b-\x1f\x7f]/g

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Storage } from 'unstorage'
-import { CorruptFileError } from './atomic-file.ts'
-import { readJson, writeJson } from './index.ts'
+import { CorruptFileError } from '../lib/atomic-file.ts'
+import { readJson, writeJson } from './json.ts'
 import { safeEqual } from '../core/tokens.ts'
 import { ROLES, type Role } from '../core/plugin.ts'
 

@@ -1,7 +1,7 @@
 import { defineDriver } from 'unstorage'
 import { existsSync, readdirSync, rmSync, statSync, readFileSync } from 'node:fs'
 import { join, resolve, relative, sep } from 'node:path'
-import { writeFileAtomic } from './atomic-file.ts'
+import { writeFileAtomic } from '../lib/atomic-file.ts'
 
 /**
  * unstorage's fs driver, but every write is temp file + rename with mode 0600, so the device

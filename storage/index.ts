@@ -1,30 +1,12 @@
 import { createStorage, type Storage } from 'unstorage'
 import { fsAtomicDriver } from './fs-atomic-driver.ts'
-import { CorruptFileError } from './atomic-file.ts'
+import { CorruptFileError } from '../lib/atomic-file.ts'
 
 export { createDeviceStore, type Device, type DeviceStore } from './devices.ts'
 export { CorruptFileError }
+export { readJson, writeJson } from './json.ts'
 
 /** The bridge's storage: unstorage over the data dir, with atomic writes. */
 export function createBridgeStorage(dataDir: string): Storage {
   return createStorage({ driver: fsAtomicDriver({ base: dataDir }) })
-}
-
-/**
- * Reads a JSON document from storage. A missing key is `null`; anything unparsable is an error
- * naming the file, so a corrupt store is never silently replaced by an empty one.
- */
-export async function readJson<T>(storage: Storage, key: string, what: string): Promise<T | null> {
-  const raw = await storage.getItemRaw(key)
-  if (raw === null || raw === undefined) return null
-  const text = typeof raw === 'string' ? raw : Buffer.from(raw as Uint8Array).toString('utf8')
-  try {
-    return JSON.parse(text) as T
-  } catch (err: any) {
-    throw new CorruptFileError(`${what} (${key} in the data dir) is not valid JSON: ${err.message}; fix or move it away, it was left untouched`)
-  }
-}
-
-export async function writeJson(storage: Storage, key: string, value: unknown): Promise<void> {
-  await storage.setItemRaw(key, JSON.stringify(value, null, 2) + '\n')
 }

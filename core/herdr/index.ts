@@ -1,24 +1,17 @@
 import { HerdrError, herdrRequest, herdrSubscribe, type Subscription } from './socket.ts'
 import { DEFAULT_SESSION, qualify, qualifyInPlace, splitId, qualifyId, stripIds, isDefaultSession } from './ids.ts'
 import { scanNamedSessions, sessionSocketPath } from './discovery.ts'
+import type { AgentInfo, PaneInfo, PaneRef } from '../../lib/herdr-types.ts'
 
 export { HerdrError, splitId, qualifyId, qualify, qualifyInPlace, stripIds, DEFAULT_SESSION, isDefaultSession }
 export type { Subscription }
+export type { PaneRef, PaneInfo, AgentInfo }
 
 export interface HerdrOptions {
   env?: NodeJS.ProcessEnv
   /** Session re-scan period; herdr sessions come and go while the bridge runs. */
   rescanMs?: number
   timeoutMs?: number
-}
-
-/** A pane reference resolved to its session and herdr's own id. */
-export interface PaneRef {
-  session: string
-  /** herdr's bare id. */
-  id: string
-  /** The id as clients see it. */
-  qualified: string
 }
 
 export interface Herdr {
@@ -39,26 +32,6 @@ export interface Herdr {
   /** Settles once the first session scan is done (sessions() lists only the default before). */
   ready(): Promise<void>
   close(): void
-}
-
-export interface PaneInfo {
-  pane_id: string
-  workspace_id: string
-  tab_id: string
-  terminal_id: string
-  agent?: string
-  agent_status: string
-  cwd?: string
-  foreground_cwd?: string
-  [k: string]: unknown
-}
-
-/** `agent.get`'s answer: the pane's fields and the agent's own. */
-export interface AgentInfo extends PaneInfo {
-  name?: string
-  terminal_title_stripped?: string
-  agent_session?: { source: string; agent: string; kind: string; value: string }
-  state_change_seq?: number
 }
 
 export function createHerdr(opts: HerdrOptions = {}): Herdr {

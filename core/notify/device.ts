@@ -1,4 +1,4 @@
-import type { AuthInfo, PluginContext } from '../../core/plugin.ts'
+import type { AuthInfo, PluginContext } from '../plugin.ts'
 
 /**
  * The device a request acts for. The admin token stands for a browser without its own pairing:

@@ -1,20 +1,17 @@
 /**
- * The bus events between alert composition (plugins/push) and the notifier plugins
- * (plugins/notify-*). Composition publishes one `notify_alert` per blocked/done transition and
- * one `notify_dismiss` when the pane leaves that state or closes; every notifier answers each
- * with one `notify_delivered` for its channel, which composition sums into `push_sent`.
+ * What alert composition (plugins/push) hands the notification channels (plugins/notify-*,
+ * through the `notifyChannels` service, core/notify/channels.ts): one alert per blocked/done
+ * transition and one dismissal when the pane leaves that state or closes. Each channel answers
+ * each with a Delivery; composition sums the alerts' into `push_sent`.
  */
 
-export const ALERT_EVENT = 'notify_alert'
-export const DISMISS_EVENT = 'notify_dismiss'
-export const DELIVERED_EVENT = 'notify_delivered'
 /** Published by the pairing plugin when a device is revoked: its subscriptions and mutes go. */
 export const DEVICE_REVOKED_EVENT = 'device_revoked'
 
 export type AlertStatus = 'blocked' | 'done'
 
 export interface AlertEvent {
-  /** Ties the channels' `notify_delivered` answers to this alert. */
+  /** Names this alert in logs. */
   id: string
   /** `<server_id>/<pane>`: one notification per pane on every device. */
   tag: string
@@ -67,11 +64,3 @@ export interface Delivery {
   /** Why nothing (or not everything) went out, in one line. */
   note?: string
 }
-
-export interface DeliveredEvent extends Delivery {
-  id: string
-  channel: string
-}
-
-/** Whether a channel should handle this alert (a test may name one channel). */
-export const forChannel = (ev: { channels?: string[] }, channel: string) => !ev.channels || ev.channels.includes(channel)

@@ -1,7 +1,5 @@
 import { createConnection, isIP } from 'node:net'
 import { existsSync } from 'node:fs'
-import type { PluginContext } from '../../core/plugin.ts'
-import { qualifyId } from '../../core/herdr/index.ts'
 import { procListeners, readStat } from './proc.ts'
 import { lsofListeners, psParents } from './lsof.ts'
 
@@ -57,39 +55,28 @@ export function probeHttp(bind: string, port: number, timeoutMs = PROBE_MS): Pro
   })
 }
 
+/** Shell pid → the pane it runs in (session-qualified) and the agent kind there. */
+export type PaneShells = Map<number, { pane: string; agent?: string }>
+
 interface PaneMap {
   at: number
-  /** shell pid → pane */
-  shells: Map<number, { pane: string; agent?: string }>
+  shells: PaneShells
 }
 
-async function buildPaneMap(ctx: PluginContext): Promise<PaneMap> {
-  const shells = new Map<number, { pane: string; agent?: string }>()
-  await Promise.all(
-    ctx.herdr.sessions().map(async (session) => {
-      let panes: any[] = []
-      try {
-        panes = (await ctx.herdr.call<{ snapshot: any }>(session, 'session.snapshot', {}, { timeoutMs: 5000 })).snapshot?.panes ?? []
-      } catch {
-        return
-      }
-      await Promise.all(
-        panes.map(async (p) => {
-          try {
-            const r = await ctx.herdr.call<{ process_info: any }>(session, 'pane.process_info', { pane_id: p.pane_id }, { timeoutMs: 5000 })
-            const pid = r.process_info?.shell_pid
-            if (typeof pid === 'number') shells.set(pid, { pane: qualifyId(session, p.pane_id), agent: p.agent || undefined })
-          } catch {}
-        }),
-      )
-    }),
-  )
-  return { at: ctx.now(), shells }
+/** What a scanner reads outside the host's process table: the panes' shells (from herdr) and the clock. */
+export interface PortScannerDeps {
+  paneShells(): Promise<PaneShells>
+  now(): number
 }
 
 export interface PortScanner {
   /** HTTP listeners, cached for 5 s; throws when the host cannot be scanned. */
   scan(): Promise<HostListener[]>
+}
+
+async function buildPaneMap(deps: PortScannerDeps): Promise<PaneMap> {
+  const shells = await deps.paneShells()
+  return { at: deps.now(), shells }
 }
 
 function attribute(pid: number, parentOf: (pid: number) => number | undefined, shells: PaneMap['shells']) {
@@ -102,7 +89,7 @@ function attribute(pid: number, parentOf: (pid: number) => number | undefined, s
   return undefined
 }
 
-export function createPortScanner(ctx: PluginContext): PortScanner {
+export function createPortScanner(deps: PortScannerDeps): PortScanner {
   let cached: { at: number; value: Promise<HostListener[]> } | undefined
   let paneMap: PaneMap | undefined
 
@@ -121,10 +108,10 @@ export function createPortScanner(ctx: PluginContext): PortScanner {
         return true
       })
     const http = (await Promise.all(unique.map(async (l) => ((await probeHttp(l.bind, l.port)) ? l : null)))).filter((l) => l !== null)
-    if (!paneMap || ctx.now() - paneMap.at > PANE_MAP_TTL_MS) paneMap = await buildPaneMap(ctx)
+    if (!paneMap || deps.now() - paneMap.at > PANE_MAP_TTL_MS) paneMap = await buildPaneMap(deps)
     // A pane opened since the map was built: rebuild (at most once per scan period) rather than
     // miss it for 30 s. Listeners outside any pane are common, hence the rate limit.
-    if (http.some((l) => !attribute(l.pid, parentOf, paneMap!.shells)) && ctx.now() - paneMap.at >= SCAN_TTL_MS) paneMap = await buildPaneMap(ctx)
+    if (http.some((l) => !attribute(l.pid, parentOf, paneMap!.shells)) && deps.now() - paneMap.at >= SCAN_TTL_MS) paneMap = await buildPaneMap(deps)
     return http
       .map((l) => {
         const hit = attribute(l.pid, parentOf, paneMap!.shells)
@@ -140,7 +127,7 @@ export function createPortScanner(ctx: PluginContext): PortScanner {
 
   return {
     scan() {
-      const now = ctx.now()
+      const now = deps.now()
       if (cached && now - cached.at < SCAN_TTL_MS) return cached.value
       const value = run()
       cached = { at: now, value }
@@ -150,15 +137,6 @@ export function createPortScanner(ctx: PluginContext): PortScanner {
       return value
     },
   }
-}
-
-/** One scanner per bridge (keyed by its bus), so every plugin of a bridge shares one scan cache. */
-const scanners = new WeakMap<PluginContext['bus'], PortScanner>()
-
-export function portScanner(ctx: PluginContext): PortScanner {
-  let s = scanners.get(ctx.bus)
-  if (!s) scanners.set(ctx.bus, (s = createPortScanner(ctx)))
-  return s
 }
 
 const hostOf = (h: string | undefined | null) => {
@@ -171,7 +149,7 @@ const hostOf = (h: string | undefined | null) => {
 }
 
 /** The host a client can reach this machine at: the first non-loopback of request Host, public_url, listen addr. */
-export function reachableHost(requestHost: string | null | undefined, ctx: PluginContext): string {
+export function reachableHost(requestHost: string | null | undefined, ctx: { config: { transport: { public_url?: string; addr: string } } }): string {
   const candidates = [hostOf(requestHost), hostOf(ctx.config.transport.public_url), hostOf(ctx.config.transport.addr)].filter(Boolean)
   return candidates.find((h) => !isLoopback(h) && !WILDCARDS.has(h)) ?? candidates[0] ?? ''
 }

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto'
 import { mkdir, open, readFile, rename, rm, writeFile, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Stats } from 'node:fs'
-import { tempPathFor } from '../../storage/atomic-file.ts'
+import { tempPathFor } from '../atomic-file.ts'
 
 const MAGIC = 'HBTI'
 const VERSION = 1

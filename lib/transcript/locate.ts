@@ -1,6 +1,6 @@
 /** What every transcript reader shares: the located session, safe names, herdr's session value. */
 import { open, stat } from 'node:fs/promises'
-import type { AgentInfo } from '../../core/herdr/index.ts'
+import type { AgentInfo } from '../herdr-types.ts'
 import type { Located, Location, TranscriptCapability } from '../agent-kinds.ts'
 
 export type { Located, Location, LocateInput, TranscriptHost, TranscriptSource, TranscriptCapability } from '../agent-kinds.ts'

@@ -55,13 +55,13 @@ export interface AvailableAgent {
 
 const CATALOG_TTL_MS = 60_000
 
-/** herdr's kind catalog (CLI help text, parsed whatever the exit code), cached for a minute. */
-/** One catalog per bridge (keyed by its bus). */
-const catalogs = new WeakMap<PluginContext['bus'], Cache<'kinds', string[]>>()
+/** The plugin's cache of herdr's kind catalog: one per bridge, made at setup (the plugin's state). */
+export type KindCatalog = Cache<'kinds', string[]>
 
-export async function knownKinds(ctx: PluginContext): Promise<string[]> {
-  let cache = catalogs.get(ctx.bus)
-  if (!cache) catalogs.set(ctx.bus, (cache = createCache({ max: 1, ttlMs: CATALOG_TTL_MS, now: ctx.now })))
+export const createKindCatalog = (ctx: PluginContext): KindCatalog => createCache({ max: 1, ttlMs: CATALOG_TTL_MS, now: ctx.now })
+
+/** herdr's kind catalog (CLI help text, parsed whatever the exit code), cached for a minute. */
+export async function knownKinds(ctx: PluginContext, cache: KindCatalog): Promise<string[]> {
   const hit = cache.get('kinds')
   if (hit) return hit
   const run = async (args: string[]) => {
@@ -88,8 +88,8 @@ export async function stateReportingKinds(ctx: PluginContext): Promise<Set<strin
   }
 }
 
-export async function availableAgents(ctx: PluginContext): Promise<{ agents: AvailableAgent[]; known_kinds: string[]; discovery: string }> {
-  const [kinds, reporting] = await Promise.all([knownKinds(ctx), stateReportingKinds(ctx)])
+export async function availableAgents(ctx: PluginContext, cache: KindCatalog): Promise<{ agents: AvailableAgent[]; known_kinds: string[]; discovery: string }> {
+  const [kinds, reporting] = await Promise.all([knownKinds(ctx, cache), stateReportingKinds(ctx)])
   const agents: AvailableAgent[] = []
   for (const kind of kinds) {
     const path = findOnPath(kind, ctx.env.PATH)

@@ -4,7 +4,7 @@ import { fail, HttpError } from '../../core/respond.ts'
 import { firstId } from '../../lib/strings.ts'
 import { HerdrError, qualifyId } from '../../core/herdr/index.ts'
 import { createPane, waitForPrompt } from '../../core/herdr/panes.ts'
-import { availableAgents, findOnPath, knownKinds } from './catalog.ts'
+import { availableAgents, createKindCatalog, findOnPath, knownKinds, type KindCatalog } from './catalog.ts'
 import { checkCwd, clampTimeout, deriveName, NAME_RE } from './rules.ts'
 import { launch, stopToPrompt } from './launch.ts'
 
@@ -37,8 +37,9 @@ async function agentOrNull(ctx: PluginContext, paneId: string) {
 
 export default defineBridgePlugin({
   name: 'agent-lifecycle',
+  setup: (ctx): KindCatalog => createKindCatalog(ctx),
   routes: [
-    defineBridgeRoute({
+    defineBridgeRoute.with<KindCatalog>()({
       method: 'GET',
       path: '/agents/available',
       auth: 'device',
@@ -48,9 +49,9 @@ export default defineBridgePlugin({
         known_kinds: v.array(v.string()),
         discovery: v.string(),
       }),
-      handler: ({ ctx }) => availableAgents(ctx),
+      handler: ({ ctx, state }) => availableAgents(ctx, state),
     }),
-    defineBridgeRoute({
+    defineBridgeRoute.with<KindCatalog>()({
       method: 'POST',
       path: '/agent/start',
       auth: 'device',
@@ -69,7 +70,7 @@ export default defineBridgePlugin({
         timeout_ms: v.optional(v.number('want a number')),
       }),
       audit: ({ body }) => ({ pane: firstId(body.pane_id, body.split_from, body.workspace_id) }),
-      async handler({ body, ctx }) {
+      async handler({ body, ctx, state }) {
         if (!body.kind) fail(400, 'kind: want an agent kind')
         const targets = [body.pane_id, body.split_from, body.workspace_id].filter((t) => t !== undefined && t !== '')
         if (targets.length !== 1) fail(400, 'want exactly one of pane_id, split_from, workspace_id')
@@ -80,7 +81,7 @@ export default defineBridgePlugin({
         }
         if (body.name !== undefined && !NAME_RE.test(body.name)) fail(400, 'name: want a lowercase letter then up to 31 of a-z 0-9 _ -')
         const kind = body.kind.trim().toLowerCase()
-        const kinds = await knownKinds(ctx)
+        const kinds = await knownKinds(ctx, state)
         if (kinds.length && !kinds.includes(kind)) fail(400, `unknown agent kind: ${kind}`)
         if (!findOnPath(kind, ctx.env.PATH)) fail(409, `${kind} is not installed on this host (not on PATH)`)
         const timeoutMs = clampTimeout(body.timeout_ms)

@@ -10,7 +10,7 @@
  */
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
-import { CardReadError, readCard } from '../../lib/card.ts'
+import { CardReadError, readCard } from '../../core/card.ts'
 import { fail } from '../../core/respond.ts'
 import { cycleMode } from './mode-cycle.ts'
 

@@ -1,7 +1,7 @@
 import type { Peer } from 'crossws'
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeWebSocket } from '../../core/plugin.ts'
-import { acquireLiveSnapshot, type LiveSnapshot } from '../../lib/live-snapshot.ts'
+import type { LiveSnapshot } from '../../core/services.ts'
 import { text } from '../../core/respond.ts'
 import { openEventStream, DEFAULT_STREAM, type EventStream, type StreamOptions } from './stream.ts'
 
@@ -21,19 +21,19 @@ export interface EventsOptions extends Partial<StreamOptions> {
 interface EventsState {
   options: StreamOptions & { enabled: boolean }
   peers: Set<Peer>
-  /** The snapshot frame comes from the same live model as GET /snapshot. */
+  /** The snapshot frame comes from the same live model as GET /snapshot (the `liveSnapshot` service). */
   live: LiveSnapshot
-  release(): void
 }
 const socket = defineBridgeWebSocket.with<EventsState>()
 const streams = new WeakMap<object, EventStream>()
 
 export default defineBridgePlugin({
   name: 'events',
-  setup: (ctx, options: EventsOptions = {}): EventsState => ({ options: { ...DEFAULT_STREAM, enabled: true, ...options }, peers: new Set(), ...acquireLiveSnapshot(ctx) }),
+  uses: ['liveSnapshot'],
+  setup: (ctx, options: EventsOptions = {}): EventsState => ({ options: { ...DEFAULT_STREAM, enabled: true, ...options }, peers: new Set(), live: ctx.services.liveSnapshot }),
   // Teardown closes /events with 1000 (clients reconnect on 1000 or 4000); the core's generic
   // 1001 would come later.
-  dispose({ peers, release }) {
+  dispose({ peers }) {
     for (const peer of peers) {
       streams.get(peer)?.stop()
       try {
@@ -43,7 +43,6 @@ export default defineBridgePlugin({
       }
     }
     peers.clear()
-    release()
   },
   websockets: [
     socket({

@@ -17,6 +17,8 @@ import { notReadyReason, readinessProbe } from './ready.ts'
  */
 export default defineBridgePlugin({
   name: 'health',
+  // /admin/status lists the alert channels.
+  uses: ['notifyChannels'],
   setup: (ctx): HealthState => ({ startedAt: ctx.now(), sessions: new Map(), readiness: readinessProbe(ctx) }),
   subscribe: [
     {

@@ -1,7 +1,7 @@
 import type { PluginContext } from '../../core/plugin.ts'
 import { API_VERSION, BRIDGE_VERSION, HERDR_PROTOCOL } from '../../core/version.ts'
 import type { Readiness } from './ready.ts'
-import { channelStatus, notifyChannels } from '../../lib/notify/channels.ts'
+import { notLoaded } from '../../core/notify/channels.ts'
 
 export interface HealthState {
   startedAt: number
@@ -52,17 +52,15 @@ export interface AlertChannel {
   detail: string
 }
 
-/** The channels the bridge ships; a plugin list may add others, which are listed after these. */
-const SHIPPED = ['fcm', 'webpush', 'ntfy', 'webhook']
-
 /**
- * Each alert channel as this daemon runs it: whether its notifier plugin is loaded and, from the
- * notifier itself, whether it has what it needs to send. No network request is made.
+ * Each alert channel as this daemon runs it (the `notifyChannels` registry): whether its notifier
+ * plugin is loaded and, from the notifier itself, whether it has what it needs to send. The
+ * shipped channels are named even when not loaded. No network request is made.
  */
 function alertChannels(ctx: PluginContext): AlertChannel[] {
-  const loaded = notifyChannels(ctx.bus)
-  return [...new Set([...SHIPPED, ...loaded])].map((channel) => {
-    const s = channelStatus(ctx.bus, channel)
-    return s ? { channel, loaded: true, ...s } : { channel, loaded: false, configured: false, detail: `not loaded: add the notify-${channel} plugin to bridge.config.ts` }
+  const channels = ctx.services.notifyChannels
+  return channels.known().map((channel) => {
+    const s = channels.status(channel)
+    return s ? { channel, loaded: true, ...s } : { channel, loaded: false, configured: false, detail: notLoaded(channel) }
   })
 }

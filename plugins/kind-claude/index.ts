@@ -9,38 +9,33 @@
  *   usage       the plan quota from ~/.claude/.credentials.json (usage.ts)
  *
  * Option: `[kindClaude, { usageUrl }]` (or env BRIDGE_USAGE_URL) replaces the quota endpoint.
+ *
+ * The quota reader keeps a cache, one per running bridge: it is made at setup and its capability
+ * registered then, beside the stateless ones listed in `agentKinds`.
  */
 import { defineBridgePlugin } from '../../core/plugin.ts'
-import type { BridgeConfig } from '../../core/config.ts'
-import { defineAgentKind } from '../../lib/kit.ts'
+import { defineAgentKind, type AgentKind } from '../../lib/kit.ts'
 import { claudeScreen } from './screen.ts'
 import { claudeTranscript } from './transcript/reader.ts'
 import { claudeCommands } from './commands.ts'
-import { createClaudeUsage, DEFAULT_USAGE_URL, type UsageReader } from './usage.ts'
+import { createClaudeUsage, DEFAULT_USAGE_URL } from './usage.ts'
 
 export interface KindClaudeOptions {
   usageUrl?: string
 }
-
-/** One quota reader (and its cache) per running bridge. */
-const readers = new WeakMap<BridgeConfig, UsageReader>()
 
 export const claude = defineAgentKind({
   kind: 'claude',
   screen: claudeScreen,
   transcript: claudeTranscript,
   commands: async ({ cwd, ctx }) => claudeCommands(cwd, ctx.home),
-  usage: ({ ctx }) => {
-    let r = readers.get(ctx.config)
-    if (!r) readers.set(ctx.config, (r = createClaudeUsage({ home: ctx.home, url: ctx.env.BRIDGE_USAGE_URL || DEFAULT_USAGE_URL, now: ctx.now })))
-    return r.read() as ReturnType<NonNullable<typeof claude.usage>>
-  },
 })
 
 export default defineBridgePlugin<KindClaudeOptions>({
   name: 'kind-claude',
   agentKinds: [claude],
   setup(ctx, options) {
-    if (options?.usageUrl) readers.set(ctx.config, createClaudeUsage({ home: ctx.home, url: options.usageUrl, now: ctx.now }))
+    const reader = createClaudeUsage({ home: ctx.home, url: options?.usageUrl || ctx.env.BRIDGE_USAGE_URL || DEFAULT_USAGE_URL, now: ctx.now })
+    ctx.agentKinds.register(defineAgentKind({ kind: 'claude', usage: () => reader.read() as ReturnType<NonNullable<AgentKind['usage']>> }), 'kind-claude')
   },
 })

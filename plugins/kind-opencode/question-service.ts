@@ -6,7 +6,7 @@
  */
 import { readFile, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import type { PluginContext } from '../../core/plugin.ts'
+import type { KindContext } from '../../lib/kit.ts'
 import { readCapped } from '../../lib/capped-read.ts'
 import type { AgentInfo, CardOption, PendingQuestion, QuestionAnswer, QuestionService } from '../../lib/kit.ts'
 
@@ -42,7 +42,7 @@ export function registrationPath(env: NodeJS.ProcessEnv, home: string): string {
   return join(state, 'opencode', 'service.json')
 }
 
-async function registration(ctx: PluginContext): Promise<Registration | null> {
+async function registration(ctx: KindContext): Promise<Registration | null> {
   const path = registrationPath(ctx.env, ctx.home)
   try {
     const st = await stat(path)
@@ -129,7 +129,7 @@ export function projectForm(form: Form): PendingQuestion | null {
   return { question, options, category: 'question_panel', custom: !!f.custom }
 }
 
-async function locate(ctx: PluginContext, agent: AgentInfo): Promise<{ reg: Registration; sid: string; form: Form } | null> {
+async function locate(ctx: KindContext, agent: AgentInfo): Promise<{ reg: Registration; sid: string; form: Form } | null> {
   const reg = await registration(ctx)
   if (!reg) return null
   const sid = await sessionId(reg, agent)

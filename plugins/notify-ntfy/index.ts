@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici'
 import type { PluginContext } from '../../core/plugin.ts'
-import { defineNotifierPlugin, type Notifier } from '../../lib/notify/notifier.ts'
+import { defineNotifierPlugin, type Notifier } from '../../core/notify/notifier.ts'
 import { createFailureLog, redactUrl } from '../../lib/notify/failures.ts'
 import { postWithRetry } from '../../lib/notify/http.ts'
 import type { AlertEvent, Delivery } from '../../lib/notify/events.ts'

@@ -2,7 +2,8 @@ import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
 import { fail } from '../../core/respond.ts'
 import { splitId, qualifyId } from '../../core/herdr/index.ts'
-import { portScanner, reachableHost, directUrl } from '../../lib/ports/index.ts'
+import { reachableHost, directUrl, type PortScanner } from '../../lib/ports/index.ts'
+import { createHostPortScanner } from './scanner.ts'
 
 /**
  * HTTP listeners on the host.
@@ -11,8 +12,11 @@ import { portScanner, reachableHost, directUrl } from '../../lib/ports/index.ts'
  */
 export default defineBridgePlugin({
   name: 'ports',
+  // One scanner (and scan cache) per bridge, shared with /suggestions as the `portScanner` service.
+  setup: (ctx): PortScanner => createHostPortScanner(ctx),
+  provides: { portScanner: (scanner) => scanner },
   routes: [
-    defineBridgeRoute({
+    defineBridgeRoute.with<PortScanner>()({
       method: 'GET',
       path: '/ports',
       auth: 'device',
@@ -32,10 +36,10 @@ export default defineBridgePlugin({
         ),
       }),
       query: v.object({ pane: v.optional(v.string()) }),
-      async handler({ query, ctx, event }) {
+      async handler({ query, ctx, event, state }) {
         let listeners
         try {
-          listeners = await portScanner(ctx).scan()
+          listeners = await state.scan()
         } catch (err) {
           fail(502, `port scan failed: ${(err as Error).message}`)
         }

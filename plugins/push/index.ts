@@ -1,9 +1,9 @@
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute, type PluginContext } from '../../core/plugin.ts'
 import { fail, json } from '../../core/respond.ts'
-import { DELIVERED_EVENT, DEVICE_REVOKED_EVENT, type DeliveredEvent, type Delivery } from '../../lib/notify/events.ts'
-import { actingDevice } from '../../lib/notify/device.ts'
-import { notifyChannels } from '../../lib/notify/channels.ts'
+import { DEVICE_REVOKED_EVENT, type Delivery } from '../../lib/notify/events.ts'
+import { actingDevice } from '../../core/notify/device.ts'
+import { notLoaded } from '../../core/notify/channels.ts'
 import { composeAlert } from './compose.ts'
 import { createPushService, type FanoutResult, type PushService } from './service.ts'
 import { createMuteStore } from './mutes.ts'
@@ -21,15 +21,13 @@ import { readWebConfig } from './web-config.ts'
  *   POST /notify/unmute      device {pane}
  *   GET  /notify/mutes       device → this device's mutes
  *   POST /admin/notify/test  admin {channel?} → one line per channel (`bridge notify test`)
- * Bus: multiplexer pane_agent_status_changed / pane_closed / pane_exited → bridge notify_alert and
- * notify_dismiss for the channels; their notify_delivered answers add up to bridge push_sent, and
- * notification_cleared follows a dismissal.
+ * Bus: multiplexer pane_agent_status_changed / pane_closed / pane_exited → an alert or a dismissal
+ * handed to every running channel (the `notifyChannels` service); their deliveries add up to
+ * bridge push_sent, and notification_cleared follows a dismissal.
  */
 
 const TESTPUSH_WAIT_MS = 6000
 const NOTIFY_TEST_WAIT_MS = 8000
-/** Every channel this repository ships, for `bridge notify test` to name the ones not loaded. */
-export const KNOWN_CHANNELS = ['fcm', 'webpush', 'ntfy', 'webhook'] as const
 /** The notifier channel behind GET /webpush/key (notify-webpush). */
 const WEBPUSH_CHANNEL = 'webpush'
 
@@ -81,6 +79,7 @@ const deliverySchema = v.object({ channel: v.string(), sent: v.number(), total: 
 
 export default defineBridgePlugin({
   name: 'push',
+  uses: ['notifyChannels'],
   setup: async (ctx): Promise<PushService> => createPushService(ctx, await createMuteStore(ctx.storage, ctx.now)),
   dispose: (svc) => svc.close(),
   subscribe: [
@@ -88,11 +87,10 @@ export default defineBridgePlugin({
     { source: 'multiplexer', type: ['pane_agent_status_changed', 'pane_closed', 'pane_exited'], limit: 10_000, lag: 'drop-oldest', handler: (ev, { state }) => state.handle(ev) },
     {
       source: 'bridge',
-      type: [DELIVERED_EVENT, DEVICE_REVOKED_EVENT],
+      type: DEVICE_REVOKED_EVENT,
       limit: 10_000,
       lag: 'drop-oldest',
       handler(ev, { state }) {
-        if (ev.type === DELIVERED_EVENT) return state.delivered(ev.payload as DeliveredEvent)
         if (typeof ev.payload?.id === 'string') void state.mutes.forgetDevice(ev.payload.id).catch(() => {})
       },
     },
@@ -124,14 +122,17 @@ export default defineBridgePlugin({
       auth: 'admin',
       errors: 'json',
       describe: 'Send a test alert through each channel (or one) and say per channel whether it went out',
-      body: v.object({ channel: v.optional(v.picklist(KNOWN_CHANNELS, `channel: want one of ${KNOWN_CHANNELS.join(', ')}`)) }),
+      // Any name here; the handler checks it against the running registry.
+      body: v.object({ channel: v.optional(v.string('channel: want a channel name')) }),
       response: v.object({ channels: v.array(deliverySchema) }),
       async handler({ body, ctx, state }) {
-        const wanted = body.channel ? [body.channel] : [...KNOWN_CHANNELS]
+        const registry = ctx.services.notifyChannels
+        const known = registry.known()
+        if (body.channel !== undefined && !known.includes(body.channel)) fail(400, `channel: want one of ${known.join(', ')}`)
+        const wanted = body.channel ? [body.channel] : known
         const r = await within(state.fanoutAlert(testAlert(ctx), { seq: 0, test: true, channels: wanted }), NOTIFY_TEST_WAIT_MS)
-        const loaded = notifyChannels(ctx.bus)
         const line = (channel: string): Delivery & { channel: string } => {
-          if (!loaded.has(channel)) return { channel, sent: 0, total: 0, enabled: false, note: `not loaded: add the notify-${channel} plugin to bridge.config.ts` }
+          if (!registry.has(channel)) return { channel, sent: 0, total: 0, enabled: false, note: notLoaded(channel) }
           const d = r?.channels[channel]
           if (!d) return { channel, sent: 0, total: 0, enabled: true, note: `still sending after ${NOTIFY_TEST_WAIT_MS / 1000} s; see the bridge log` }
           return { channel, ...d }
@@ -191,7 +192,7 @@ export default defineBridgePlugin({
       describe:
         'How this bridge can alert a browser: push_config when GET /push-config serves a Firebase web config, webpush_key when the Web Push channel runs (GET /webpush/key)',
       response: v.object({ push_config: v.boolean(), webpush_key: v.boolean() }),
-      handler: ({ ctx }) => ({ push_config: readWebConfig(ctx.config.data_dir).ok, webpush_key: notifyChannels(ctx.bus).has(WEBPUSH_CHANNEL) }),
+      handler: ({ ctx }) => ({ push_config: readWebConfig(ctx.config.data_dir).ok, webpush_key: ctx.services.notifyChannels.has(WEBPUSH_CHANNEL) }),
     }),
     defineBridgeRoute({ method: 'GET', path: '/push-config', auth: 'none', describe: "The web client's Firebase config", response: webConfigSchema, handler: webConfig }),
     defineBridgeRoute({

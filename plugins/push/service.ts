@@ -3,24 +3,24 @@ import type { PluginContext } from '../../core/plugin.ts'
 import type { BusEvent } from '../../core/bus.ts'
 import type { AgentInfo } from '../../core/herdr/index.ts'
 import { qualifyId } from '../../core/herdr/index.ts'
-import { readCard } from '../../lib/card.ts'
-import { ALERT_EVENT, DISMISS_EVENT, type AlertEvent, type DeliveredEvent, type Delivery, type DismissEvent } from '../../lib/notify/events.ts'
-import { notifyChannels } from '../../lib/notify/channels.ts'
+import { readCard } from '../../core/card.ts'
+import type { AlertEvent, Delivery, DismissEvent } from '../../lib/notify/events.ts'
 import { approveLabel, cardForAlert, composeAlert, tagOf, type Alert, type AlertCard } from './compose.ts'
 import { createTransitions, type Action, type NotifyStatus } from './transitions.ts'
 import type { MuteStore } from './mutes.ts'
 
 /**
- * The alert watcher: bus events → transitions → alerts and dismissals, published on the bus
- * for the notifier plugins. Work for one pane is chained so its alert and dismissal go out in
- * order; panes do not wait for each other, and nothing here holds up the bus for other
- * subscribers. Each channel answers with `notify_delivered`; their sum is `push_sent`.
+ * The alert watcher: bus events → transitions → alerts and dismissals, handed to every running
+ * notification channel (the `notifyChannels` service) at once. Work for one pane is chained so
+ * its alert and dismissal go out in order; panes do not wait for each other, and nothing here
+ * holds up the bus for other subscribers. Each channel answers with its Delivery; their sum is
+ * `push_sent`.
  */
 
 export interface FanoutResult {
   sent: number
   total: number
-  /** Per channel that answered (a channel that did not answer in time is missing). */
+  /** One result per channel the alert went to. */
   channels: Record<string, Delivery>
 }
 
@@ -31,19 +31,12 @@ export interface PushService {
   started: Promise<void>
   fanoutAlert(alert: Alert, extra?: { seq?: number; agent?: string; approve?: string; test?: boolean; channels?: string[] }): Promise<FanoutResult>
   handle(event: BusEvent): void
-  /** Takes one channel's answer to an alert or dismissal. */
-  delivered(event: DeliveredEvent): void
   /** Resolves when every queued alert and dismissal has been handled. */
   idle(): Promise<void>
   close(): Promise<void>
 }
 
 const CARD_TIMEOUT_MS = 4000
-/**
- * How long an alert waits for every channel before `push_sent` goes out with what arrived: a
- * stalled channel delays only this count, never another channel's delivery.
- */
-const COLLECT_MS = 30_000
 
 /** `#/open/<server_id>/<pane>`: the web app's link from a notification (route.ts). */
 export function paneUrl(publicUrl: string, serverId: string, pane: string): string {
@@ -56,7 +49,6 @@ export function createPushService(ctx: PluginContext, mutes: MuteStore): PushSer
   const chains = new Map<string, Promise<void>>()
   /** The last alert per pane, so its dismissal can name what it clears. */
   const lastAlert = new Map<string, { title: string; agent: string }>()
-  const collecting = new Map<string, { expected: Set<string>; got: Record<string, Delivery>; done: () => void }>()
   /** Counts still being collected: a pane's next event never waits for them. */
   const counting = new Set<Promise<void>>()
   const detach = (p: Promise<void>) => {
@@ -79,23 +71,8 @@ export function createPushService(ctx: PluginContext, mutes: MuteStore): PushSer
     )
   })()
 
-  /** Publishes an event for the channels and waits for each running channel's answer. */
-  const publishAndCollect = async (type: string, payload: AlertEvent | DismissEvent, only?: string[]): Promise<FanoutResult> => {
-    const expected = new Set([...notifyChannels(ctx.bus)].filter((c) => !only || only.includes(c)))
-    const got: Record<string, Delivery> = {}
-    if (expected.size) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => finish(), COLLECT_MS)
-        timer.unref?.()
-        const finish = () => {
-          clearTimeout(timer)
-          collecting.delete(payload.id)
-          resolve()
-        }
-        collecting.set(payload.id, { expected, got, done: finish })
-        ctx.bus.publish('bridge', type, payload, { internal: true })
-      })
-    } else ctx.bus.publish('bridge', type, payload, { internal: true })
+  const channels = ctx.services.notifyChannels
+  const total = (got: Record<string, Delivery>): FanoutResult => {
     const list = Object.values(got)
     return { sent: list.reduce((n, d) => n + d.sent, 0), total: list.reduce((n, d) => n + d.total, 0), channels: got }
   }
@@ -123,7 +100,7 @@ export function createPushService(ctx: PluginContext, mutes: MuteStore): PushSer
       ...(extra.test ? { test: true } : {}),
       ...(extra.channels ? { channels: extra.channels } : {}),
     }
-    return publishAndCollect(ALERT_EVENT, ev, extra.channels)
+    return channels.alert(ev).then(total)
   }
 
   const fanoutDismiss = async (pane: string) => {
@@ -138,7 +115,7 @@ export function createPushService(ctx: PluginContext, mutes: MuteStore): PushSer
       title: last?.title ?? '',
       ts: ctx.now(),
     }
-    detach(publishAndCollect(DISMISS_EVENT, ev).then(() => void ctx.bus.publish('bridge', 'notification_cleared', { pane, server_id: ctx.config.server_id }, { internal: true })))
+    detach(channels.dismiss(ev).then(() => void ctx.bus.publish('bridge', 'notification_cleared', { pane, server_id: ctx.config.server_id }, { internal: true })))
   }
 
   const alertFor = async (pane: string, status: NotifyStatus) => {
@@ -216,12 +193,6 @@ export function createPushService(ctx: PluginContext, mutes: MuteStore): PushSer
     started: baselined,
     fanoutAlert,
     handle,
-    delivered(d) {
-      const c = collecting.get(d.id)
-      if (!c || !c.expected.has(d.channel)) return
-      c.got[d.channel] = { sent: d.sent, total: d.total, enabled: d.enabled, ...(d.note ? { note: d.note } : {}) }
-      if (Object.keys(c.got).length >= c.expected.size) c.done()
-    },
     async idle() {
       await pending
       while (chains.size || counting.size) await Promise.all([...chains.values(), ...counting])
@@ -229,7 +200,6 @@ export function createPushService(ctx: PluginContext, mutes: MuteStore): PushSer
     async close() {
       closed = true
       await Promise.race([Promise.all([...chains.values()]), new Promise((r) => setTimeout(r, 2000).unref())])
-      for (const c of [...collecting.values()]) c.done()
     },
   }
 }

@@ -1,10 +1,11 @@
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
 import { jsonBodyResponse } from '../../lib/http/compress.ts'
-import { acquireLiveSnapshot, type LiveSnapshot } from '../../lib/live-snapshot.ts'
+import { createLiveSnapshot, type LiveSnapshot } from './live.ts'
 
 /**
- * The merged state of every herdr session, answered from the live model (lib/live-snapshot.ts).
+ * The merged state of every herdr session, answered from the live model (live.ts), which this
+ * plugin provides to the others as the `liveSnapshot` service (the `/events` snapshot frame).
  *   GET /snapshot   device → {result: {snapshot}}; 502 when no session answers
  *
  * Options (bridge.config.ts `[snapshot, {...}]`): `reconcileMs` (default 5000), the longest a
@@ -48,12 +49,13 @@ export const snapshotSchema = v.looseObject({
   focused_pane_id: v.optional(v.nullable(v.string())),
 })
 
-const route = defineBridgeRoute.with<{ live: LiveSnapshot; release(): void }>()
+const route = defineBridgeRoute.with<{ live: LiveSnapshot }>()
 
 export default defineBridgePlugin({
   name: 'snapshot',
-  setup: (ctx, options: SnapshotOptions = {}): { live: LiveSnapshot; release(): void } => acquireLiveSnapshot(ctx, { reconcileMs: options.reconcileMs }),
-  dispose: ({ release }) => release(),
+  setup: (ctx, options: SnapshotOptions = {}): { live: LiveSnapshot } => ({ live: createLiveSnapshot(ctx, { reconcileMs: options.reconcileMs }) }),
+  dispose: ({ live }) => live.stop(),
+  provides: { liveSnapshot: ({ live }) => live },
   routes: [
     route({
       method: 'GET',

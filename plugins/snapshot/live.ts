@@ -17,33 +17,20 @@
  * all of them are read again in the background every `enrichMs / 2` (a read waits once they are
  * `enrichMs` old), so a checkout or a transcript write shows within `enrichMs`.
  */
-import type { PluginContext } from '../core/plugin.ts'
-import type { BusEvent } from '../core/bus.ts'
-import { HerdrError } from '../core/herdr/index.ts'
-import { encodeBody, type Encoding } from './http/compress.ts'
-import { applyEnrichment, enrichmentOf, mergeSnapshots, rankAgents, sessionSnapshot, type Enrichment, type RankedAgent } from './snapshot.ts'
+import type { PluginContext } from '../../core/plugin.ts'
+import type { BusEvent } from '../../core/bus.ts'
+import type { LiveSnapshot, SnapshotBody } from '../../core/services.ts'
+import { HerdrError } from '../../core/herdr/index.ts'
+import { encodeBody, type Encoding } from '../../lib/http/compress.ts'
+import { applyEnrichment, enrichmentOf, mergeSnapshots, rankAgents, sessionSnapshot, type Enrichment, type RankedAgent } from './model.ts'
+
+export type { LiveSnapshot, SnapshotBody }
 
 export interface LiveSnapshotOptions {
   /** Longest time a change herdr made without an event stays unseen; default 5 s. */
   reconcileMs?: number
   /** Longest time a branch or transcript change stays unseen; default 1 s. */
   enrichMs?: number
-}
-
-/** One revision of the answer: shared by every read of it, so never mutated. */
-export interface SnapshotBody {
-  /** `{"result":{"snapshot":…}}`, UTF-8. */
-  json: Buffer
-  /** The same body compressed, made on first ask. */
-  encoded(encoding: Encoding): Buffer
-}
-
-export interface LiveSnapshot {
-  /** The merged, enriched snapshot (same shape as `buildSnapshot`); shared, read-only. */
-  get(): Promise<Record<string, any>>
-  /** The `/snapshot` answer of the current revision. */
-  body(): Promise<SnapshotBody>
-  stop(): void
 }
 
 type Ctx = Pick<PluginContext, 'herdr' | 'agentKinds' | 'bus' | 'now'> & { home?: string; env?: NodeJS.ProcessEnv }
@@ -325,35 +312,6 @@ export function createLiveSnapshot(ctx: Ctx, opts: LiveSnapshotOptions = {}): Li
       clearInterval(timer)
       unsubscribe()
       models.clear()
-    },
-  }
-}
-
-// One model per bridge, shared by the plugins that answer from it (keyed by the bridge's bus).
-const shared = new WeakMap<object, { live: LiveSnapshot; users: number }>()
-
-/**
- * The bridge's live snapshot, created on first use (with that caller's options); call the
- * returned release on teardown.
- */
-export function acquireLiveSnapshot(ctx: Ctx, opts: LiveSnapshotOptions = {}): { live: LiveSnapshot; release(): void } {
-  let entry = shared.get(ctx.bus)
-  if (!entry) {
-    entry = { live: createLiveSnapshot(ctx, opts), users: 0 }
-    shared.set(ctx.bus, entry)
-  }
-  entry.users++
-  const e = entry
-  let released = false
-  return {
-    live: e.live,
-    release() {
-      if (released) return
-      released = true
-      if (--e.users === 0) {
-        e.live.stop()
-        shared.delete(ctx.bus)
-      }
     },
   }
 }

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { PluginContext } from '../core/plugin.ts'
-import { HerdrError, qualifyInPlace, type AgentInfo } from '../core/herdr/index.ts'
-import { runGit } from './git/run.ts'
-import { createCache } from './cache.ts'
+import type { PluginContext } from '../../core/plugin.ts'
+import { HerdrError, qualifyInPlace, type AgentInfo } from '../../core/herdr/index.ts'
+import { runGit } from '../../lib/git/run.ts'
+import { createCache } from '../../lib/cache.ts'
 
 /** `attention_rank`: who needs a person first (blocked, then done, working, idle); anything else ranks 4. */
 const ATTENTION: Record<string, number> = { blocked: 0, done: 1, working: 2, idle: 3, unknown: 4 }

@@ -3,7 +3,7 @@ import { defineBridgePlugin, defineBridgeRoute, type PluginContext } from '../..
 import { fail } from '../../core/respond.ts'
 import { HerdrError } from '../../core/herdr/index.ts'
 import { readGitContext, type GitContext } from '../../lib/git/status.ts'
-import { portScanner, reachableHost, directUrl, type HostListener } from '../../lib/ports/index.ts'
+import { reachableHost, directUrl, type HostListener } from '../../lib/ports/index.ts'
 import { splitAddr } from '../../core/config.ts'
 import { createHostCheck } from '../../core/host-check.ts'
 import { buildSuggestions, type Suggestion } from './rules.ts'
@@ -60,7 +60,7 @@ async function compute(ctx: PluginContext, hub: RelayHub, paneId: string, host: 
   const facts = factsOf(info, agent?.agent.cwd, pane?.pane.foreground_cwd || pane?.pane.cwd)
 
   const [listeners, git] = await Promise.all([
-    portScanner(ctx)
+    ctx.services.portScanner
       .scan()
       .then((all) => all.filter((l) => l.pane === ref.qualified))
       .catch((): HostListener[] => []), // a failed scan is not an error
@@ -96,6 +96,8 @@ async function withRelayUrls(hub: RelayHub, list: Suggestion[], host: string): P
 
 export default defineBridgePlugin({
   name: 'suggestions',
+  // The host's listeners come from the ports plugin's scanner (one scan cache for both routes).
+  uses: ['portScanner'],
   setup: (ctx): SuggestionsState => ({
     hub: createRelayHub({ listenHost: listenHostOf(ctx.config.transport.addr), now: ctx.now, log: ctx.log, limits: ctx.limits, hosts: createHostCheck(ctx.config) }),
     answers: createCache({ max: 1000, ttlMs: PANE_TTL_MS, now: ctx.now }),

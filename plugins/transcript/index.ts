@@ -8,7 +8,7 @@
  *
  * Streams any kind whose `transcript` capability locates a session and normalizes its JSONL
  * lines (indexed here) or opens its own store. The snapshot's `last_activity_ts` / `subagents`
- * come from the same capability (lib/snapshot.ts).
+ * come from the same capability (plugins/snapshot/model.ts).
  */
 import type { Peer } from 'crossws'
 import { join } from 'node:path'

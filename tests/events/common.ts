@@ -1,7 +1,7 @@
 import userConfig from '../../bridge.config.ts'
 import events from '../../plugins/events/index.ts'
 import timeline from '../../plugins/timeline/index.ts'
-import type { BridgeUserConfig } from '../../core/config.ts'
+import type { BridgeUserConfig } from '../../core/plugin.ts'
 import type { Frames } from './ws-client.ts'
 import type { Sim } from '../harness/sim.ts'
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
-import { io } from '../../storage/atomic-file.ts'
+import { io } from '../../lib/atomic-file.ts'
 
 const realWrite = io.write
 let b: TestBridge | undefined

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path'
 import { createConsola, type ConsolaInstance } from 'consola'
 import { loadConfig } from '../../core/config.ts'
 import { createBridge, type Bridge } from '../../core/server.ts'
-import type { BridgeUserConfig } from '../../core/config.ts'
+import type { BridgeUserConfig } from '../../core/plugin.ts'
 import type { ServerLimits } from '../../core/limits.ts'
 import userConfig from '../../bridge.config.ts'
 
@@ -48,7 +48,7 @@ export async function startBridge(opts: StartBridgeOptions = {}): Promise<TestBr
   const dataDir = opts.dataDir ?? join(home, '.herdr-bridge')
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
   if (opts.configFile) {
-    const { writeFileAtomic } = await import('../../storage/atomic-file.ts')
+    const { writeFileAtomic } = await import('../../lib/atomic-file.ts')
     writeFileAtomic(join(dataDir, 'config.json'), JSON.stringify(opts.configFile))
   }
   const env: NodeJS.ProcessEnv = {

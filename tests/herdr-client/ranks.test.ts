@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { assignRecency, attentionRank, mergeSnapshots, sortAgents, strictTypes } from '../../lib/snapshot.ts'
+import { assignRecency, attentionRank, mergeSnapshots, sortAgents, strictTypes } from '../../plugins/snapshot/model.ts'
 
 type A = { pane_id: string; agent_status?: string; last_activity_ts?: number; state_change_seq?: number; recency_rank: number; attention_rank: number }
 const agent = (pane_id: string, extra: Partial<A> = {}): A => ({ pane_id, recency_rank: -1, attention_rank: -1, ...extra })

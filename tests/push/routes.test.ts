@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import { until } from '../harness/wait.ts'
 import type { BusEvent } from '../../core/bus.ts'
-import { ALERT_EVENT, DELIVERED_EVENT, type AlertEvent } from '../../lib/notify/events.ts'
+import type { AlertEvent } from '../../lib/notify/events.ts'
 import { hasControl } from '../../lib/strings.ts'
 import pairing from '../../plugins/pairing/index.ts'
 import push from '../../plugins/push/index.ts'
@@ -232,11 +232,12 @@ describe('push through the bus', () => {
   })
 
   it('logs an alert whose title and body carry newlines and terminal escapes as one escaped line', async () => {
-    const { b, events, lines } = await startLogOnly()
+    const { b, lines } = await startLogOnly()
     await device(b, 'phone', 'tok-y')
     const id = 'forged-1'
     const sid = b.bridge.ctx.config.server_id
-    b.bridge.ctx.bus.publish('bridge', ALERT_EVENT, {
+    // Handed to the channels directly, as alert composition does.
+    const delivered = b.bridge.ctx.services.notifyChannels.alert({
       id,
       tag: `${sid}/w1:p6`,
       status: 'blocked',
@@ -252,10 +253,7 @@ describe('push through the bus', () => {
       muted: [],
       ts: Date.now(),
     } satisfies AlertEvent)
-    await until(
-      () => events.find((e) => e.type === DELIVERED_EVENT && e.payload.id === id && e.payload.channel === 'fcm'),
-      () => `the fcm channel to answer alert ${id}`,
-    )
+    expect(Object.keys(await delivered)).toContain('fcm')
     const logged = lines.filter((l) => l.includes('w1:p6'))
     expect(logged).toEqual([
       '[bridge:notify-fcm] push (log only): blocked w1:p6: agent\\n[bridge:pairing] paired device dev-x (attacker) — Needs you\\u001b[2K\\r[bridge] all is well [1 device(s)]',
