@@ -3,6 +3,7 @@ import { html, badge, toast, errText } from '../ui.ts'
 import type { Api } from '../lib/api.ts'
 import type { Agent } from '../lib/inbox.ts'
 import { agentTitle } from '../lib/inbox.ts'
+import { detailWithoutHeadline, plainText } from '../lib/triage.ts'
 import { agentHref, type Tab } from '../route.ts'
 import { capsOf, loadKinds, type KindCaps } from '../lib/kinds.ts'
 import { poller, type Poller } from '../lib/poll.ts'
@@ -10,7 +11,13 @@ import { TerminalView } from './terminal.ts'
 import { TranscriptView } from './transcript.ts'
 import { DiffView } from './diff.ts'
 import { MuteToggle } from './mute.ts'
-import { ReplyBox } from './composer.ts'
+import { AgentActions } from './lifecycle.ts'
+import { ActivityTab } from './activity.ts'
+import { CommandPalette } from './palette.ts'
+import type { FeedClient } from '../feedclient.ts'
+import { ReadAloud, ReplyBox } from './composer.ts'
+import { Options } from './options.ts'
+import { asksForSecret } from '../lib/compose.ts'
 
 interface Props {
   api: Api
@@ -20,6 +27,8 @@ interface Props {
   agent?: Agent
   /** The snapshot lists the pane without an agent: a plain shell, so only the terminal. */
   plain?: boolean
+  /** The bridge's feed: lifecycle actions refresh it so their effect shows at once. */
+  feed?: FeedClient
 }
 
 const TABS: Array<[Tab, string]> = [
@@ -28,6 +37,8 @@ const TABS: Array<[Tab, string]> = [
   ['transcript', 'Transcript'],
   ['diff', 'Changes'],
 ]
+/** Views reached from the action row (not tabs: the four above stay the agent's main views). */
+const EXTRA: Tab[] = ['activity', 'commands']
 
 /** The kind's capabilities from the bridge: undefined while loading or from an older bridge. */
 function useKindCaps(api: Api, kind: string | undefined): KindCaps | null | undefined {
@@ -40,11 +51,11 @@ function useKindCaps(api: Api, kind: string | undefined): KindCaps | null | unde
   return capsOf(kinds, kind)
 }
 
-export function AgentView({ api, bridgeKey, pane, tab: asked, agent, plain }: Props) {
+export function AgentView({ api, bridgeKey, pane, tab: asked, agent, plain, feed }: Props) {
   const caps = useKindCaps(api, agent?.agent)
   // A kind the bridge reads no transcript for has no transcript tab (unknown: keep it).
   const tabs = plain ? TABS.filter(([t]) => t === 'terminal') : TABS.filter(([t]) => t !== 'transcript' || (caps?.transcript !== false && caps !== null))
-  const tab = plain ? 'terminal' : tabs.some(([t]) => t === asked) ? asked : 'card'
+  const tab = plain ? 'terminal' : tabs.some(([t]) => t === asked) || EXTRA.includes(asked) ? asked : 'card'
   // The badge shows the newest status seen, from the snapshot or the card, so it never
   // contradicts the card drawn under it (the snapshot can lag an approve by a moment).
   const [status, setStatus] = useState(agent?.agent_status)
@@ -55,6 +66,7 @@ export function AgentView({ api, bridgeKey, pane, tab: asked, agent, plain }: Pr
       <h1 class="agent-name">${agent ? agentTitle(agent) : pane}</h1>
       ${agent && badge(status ?? agent.agent_status)} ${!plain && html`<${MuteToggle} api=${api} pane=${pane} />`}
     </header>
+    ${feed && html`<${AgentActions} feed=${feed} pane=${pane} agent=${agent} plain=${plain} />`}
     <nav class="tabs" aria-label="Agent views">
       ${tabs.map(([t, label]) => html`<a href=${agentHref(bridgeKey, pane, t)} class=${t === tab ? 'tab active' : 'tab'} aria-current=${t === tab ? 'page' : undefined}>${label}</a>`)}
     </nav>
@@ -62,14 +74,9 @@ export function AgentView({ api, bridgeKey, pane, tab: asked, agent, plain }: Pr
     ${tab === 'terminal' && html`<${TerminalView} api=${api} pane=${pane} />`}
     ${tab === 'transcript' && html`<${TranscriptView} api=${api} pane=${pane} /><${ReplyBox} api=${api} pane=${pane} />`}
     ${tab === 'diff' && html`<${DiffView} api=${api} pane=${pane} />`}
+    ${tab === 'activity' && html`<${ActivityTab} api=${api} pane=${pane} bridgeKey=${bridgeKey} />`}
+    ${tab === 'commands' && html`<${CommandPalette} api=${api} pane=${pane} />`}
   </main>`
-}
-
-interface Option {
-  index: number
-  label: string
-  selected?: boolean
-  key?: string
 }
 
 /**
@@ -98,7 +105,6 @@ function CardView({
 }) {
   const [card, setCard] = useState<any>(null)
   const [error, setError] = useState('')
-  const [busy, setBusy] = useState(false)
   const [draft, setDraft] = useState<string | undefined>(undefined)
   // Bumped when something the card shows may have changed (an action sent, a status change
   // seen in the snapshot): an answer to a read that started before that is dropped.
@@ -141,24 +147,6 @@ function CardView({
   // bridge would refuse it as stale.
   const seq = agent?.agent_status === 'blocked' && typeof agent.state_change_seq === 'number' ? agent.state_change_seq : undefined
 
-  async function choose(o: Option) {
-    setBusy(true)
-    try {
-      if (o.selected) {
-        if (seq === undefined) return
-        const r = await api.post('/approve', { agent: pane, seq })
-        if (r.applied === true) toast(`Chose “${o.label}”`)
-        else toast(r.reason || 'not applied', 'error')
-      } else if (o.key && !o.index) await api.post('/send', { pane, key: o.key })
-      else await api.post('/send', { pane, text: `${o.index}\n` })
-      await refresh()
-    } catch (err) {
-      toast(errText(err), 'error')
-    } finally {
-      setBusy(false)
-    }
-  }
-
   async function cycleMode() {
     try {
       const r = await api.post('/agent-mode/cycle', { pane })
@@ -176,28 +164,16 @@ function CardView({
     ${
       card &&
       html`
-        <h2 id="card-headline" class="headline">${card.headline || '(nothing yet)'}</h2>
-        ${card.detail && html`<pre class="detail">${card.detail}</pre>`}
+        <h2 id="card-headline" class="headline">${plainText(card.headline || '') || '(nothing yet)'}</h2>
+        ${card.detail && detailWithoutHeadline(card.detail, card.headline || '') && html`<pre class="detail">${detailWithoutHeadline(card.detail, card.headline || '')}</pre>`}
         ${
           blocked &&
           html` <div class="blocked" role="group" aria-label="The agent is waiting for an answer">
             ${blocked.question && blocked.question !== card.headline && html`<p class="question">${blocked.question}</p>`}
-            <div class="options">
-              ${(blocked.options as Option[]).map(
-                (o) =>
-                  html`<button
-                    class=${o.selected ? 'option primary' : 'option'}
-                    disabled=${busy || (o.selected && seq === undefined)}
-                    title=${o.selected && seq === undefined ? 'Waiting for the bridge to report this question' : undefined}
-                    onClick=${() => choose(o)}
-                    data-default=${o.selected ? 'true' : undefined}
-                  >
-                    ${o.index > 0 && html`<span class="num" aria-hidden="true">${o.index}</span>`}<span>${o.label}</span>${o.key && !o.index ? html` <kbd>${o.key}</kbd>` : ''}
-                  </button>`,
-              )}
-            </div>
+            <${Options} api=${api} pane=${pane} options=${blocked.options} question=${blocked.question} seq=${seq} onAnswered=${refresh} />
           </div>`
         }
+        ${!blocked && html`<${ReadAloud} text=${[plainText(card.headline || ''), card.detail].filter(Boolean).join('. ')} />`}
         ${card.parsed === false && html`<p class="muted">No card parser for this agent kind: use the <a href=${agentHref(bridgeKey, pane, 'terminal')}>terminal</a> to act.</p>`}
         ${
           hasModes &&
@@ -209,7 +185,15 @@ function CardView({
       `
     }
     <${Suggestions} api=${api} pane=${pane} status=${agent?.agent_status} bridgeKey=${bridgeKey} onPrompt=${setDraft} />
-    <${ReplyBox} api=${api} pane=${pane} draft=${draft} onSent=${refresh} />
+    <${ReplyBox}
+      api=${api}
+      pane=${pane}
+      draft=${draft}
+      onSent=${refresh}
+      seq=${blocked ? seq : undefined}
+      onStale=${refresh}
+      secret=${!!card && asksForSecret(blocked?.question, card.detail, card.headline)}
+    />
   </section>`
 }
 

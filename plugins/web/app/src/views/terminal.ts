@@ -2,18 +2,42 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { html } from '../ui.ts'
 import type { Api } from '../lib/api.ts'
 import { fitFont, MIN_FONT, paneSize, type Size } from '../lib/pane-size.ts'
+import { readableLines, READ_FONT, type ReadLine } from '../lib/readable.ts'
+import './phone.css'
 
-/** Bytes for the key bar, typed into the pane as /attach input (Esc 0x1b, Ctrl+C 0x03, arrows as CSI sequences). */
+/**
+ * Bytes for the key bar, typed into the pane as /attach input (Esc 0x1b, Ctrl+C 0x03, Ctrl+D
+ * 0x04, Shift+Tab CSI Z, arrows as CSI sequences): the keys an agent's prompts need. One row
+ * that scrolls sideways on a phone.
+ */
 export const KEYS: Array<[string, string, string]> = [
   ['Esc', '\x1b', 'Escape'],
+  ['⏎', '\r', 'Enter'],
   ['Tab', '\t', 'Tab'],
-  ['Ctrl+C', '\x03', 'Control C'],
+  ['⇧Tab', '\x1b[Z', 'Shift Tab'],
   ['↑', '\x1b[A', 'Arrow up'],
   ['↓', '\x1b[B', 'Arrow down'],
   ['←', '\x1b[D', 'Arrow left'],
   ['→', '\x1b[C', 'Arrow right'],
-  ['⏎', '\r', 'Enter'],
+  ['^C', '\x03', 'Control C'],
+  ['^D', '\x04', 'Control D'],
+  ['1', '1', 'One'],
+  ['2', '2', 'Two'],
+  ['3', '3', 'Three'],
+  ['4', '4', 'Four'],
+  ['5', '5', 'Five'],
 ]
+
+type WatchView = 'fit' | 'read'
+const VIEW_KEY = 'herdr-bridge.terminal.v1'
+function savedView(): { view: WatchView; font: number; wide: boolean } {
+  try {
+    const v = JSON.parse(localStorage.getItem(VIEW_KEY) ?? '{}')
+    return { view: v.view === 'read' ? 'read' : 'fit', font: READ_FONT.clamp(Number(v.font) || READ_FONT.start), wide: v.wide === true }
+  } catch {
+    return { view: 'fit', font: READ_FONT.start, wide: false }
+  }
+}
 
 const enc = new TextEncoder()
 
@@ -31,6 +55,25 @@ export function TerminalView({ api, pane }: { api: Api; pane: string }) {
   const [status, setStatus] = useState('connecting')
   const [gen, setGen] = useState(0)
   const sendRef = useRef<(s: string) => void>(() => {})
+  const mirrorRef = useRef<() => void>(() => {})
+  // Watching: the whole pane scaled to fit (fit), or its text reflowed at a legible size (read).
+  const [prefs, setPrefs] = useState(savedView)
+  const [lines, setLines] = useState<ReadLine[]>([])
+  const readRef = useRef<HTMLPreElement>(null)
+  const reading = mode === 'observe' && prefs.view === 'read'
+  const readingRef = useRef(reading)
+  readingRef.current = reading
+  const setPref = (p: Partial<typeof prefs>) =>
+    setPrefs((old) => {
+      const next = { ...old, ...p }
+      localStorage.setItem(VIEW_KEY, JSON.stringify(next))
+      return next
+    })
+  // Keep the reflowed text pinned to the bottom while the user has not scrolled up.
+  useEffect(() => {
+    const el = readRef.current
+    if (el && el.dataset.pinned !== 'false') el.scrollTop = el.scrollHeight
+  }, [lines, reading])
 
   useEffect(() => {
     let cleanup: (() => void) | undefined
@@ -139,6 +182,17 @@ export function TerminalView({ api, pane }: { api: Api; pane: string }) {
       term.focus()
     }
     const sub = term.onData(send)
+    // The readable view mirrors xterm's buffer (the pane at its own size, never resized), once a frame.
+    let readFrame = 0
+    const mirror = () => {
+      if (readFrame) return
+      readFrame = requestAnimationFrame(() => {
+        readFrame = 0
+        if (readingRef.current) setLines(readableLines(term.buffer.active))
+      })
+    }
+    const parsed = term.onWriteParsed(mirror)
+    mirrorRef.current = mirror
     let t: ReturnType<typeof setTimeout> | undefined
     const ro = new ResizeObserver(() => {
       clearTimeout(t)
@@ -151,23 +205,62 @@ export function TerminalView({ api, pane }: { api: Api; pane: string }) {
     return () => {
       clearTimeout(t)
       cancelAnimationFrame(frame)
+      cancelAnimationFrame(readFrame)
       ro.disconnect()
       sub.dispose()
+      parsed.dispose()
       ws.close(1000)
       term.dispose()
     }
   }
 
   const control = mode === 'control'
+  useEffect(() => {
+    if (reading) mirrorRef.current()
+  }, [reading])
   return html` <section class="terminal-view" aria-label="Terminal">
     <div class="row term-bar">
       <span role="status" class="term-status">${status}</span>
+      ${
+        !control &&
+        html`<div class="watch-view" role="group" aria-label="How to watch">
+          <button class=${reading ? 'small' : 'small active'} aria-pressed=${!reading} onClick=${() => setPref({ view: 'fit' })}>Whole screen</button>
+          <button class=${reading ? 'small active' : 'small'} aria-pressed=${reading} onClick=${() => setPref({ view: 'read' })}>Readable</button>
+        </div>`
+      }
+      ${
+        reading &&
+        html`<div class="read-tools" role="group" aria-label="Text size">
+          <button class="small" aria-label="Smaller text" disabled=${prefs.font <= READ_FONT.min} onClick=${() => setPref({ font: READ_FONT.clamp(prefs.font - 1) })}>A−</button>
+          <button class="small" aria-label="Larger text" disabled=${prefs.font >= READ_FONT.max} onClick=${() => setPref({ font: READ_FONT.clamp(prefs.font + 1) })}>A+</button>
+          <button
+            class=${prefs.wide ? 'small active' : 'small'}
+            aria-pressed=${prefs.wide}
+            title="Keep the pane's lines whole and scroll sideways"
+            onClick=${() => setPref({ wide: !prefs.wide })}
+          >
+            ↔
+          </button>
+        </div>`
+      }
       ${!control && html`<button class="small primary" onClick=${() => (setTakeover(false), setMode('control'))}>Take control</button>`}
       ${control && status === 'busy' && html`<span class="muted small">Someone else is typing in this pane.</span><button class="small" onClick=${() => (setTakeover(true), setGen(gen + 1))}>Take over</button>`}
       ${control && html`<button class="small" onClick=${() => setMode('observe')}>Just watch</button>`}
       ${status.startsWith('closed') && html`<button class="small" onClick=${() => setGen(gen + 1)}>Reconnect</button>`}
     </div>
-    <div class="term" ref=${host} aria-label="Terminal output" data-mode=${mode}></div>
+    <div class="term" ref=${host} aria-label="Terminal output" data-mode=${mode} data-view=${reading ? 'read' : 'fit'}></div>
+    ${
+      reading &&
+      html`<pre
+        class=${prefs.wide ? 'term-read wide' : 'term-read'}
+        ref=${readRef}
+        aria-label="Terminal text"
+        aria-live="off"
+        style=${`font-size:${prefs.font}px`}
+        onScroll=${(e: any) => (e.currentTarget.dataset.pinned = String(e.currentTarget.scrollTop + e.currentTarget.clientHeight >= e.currentTarget.scrollHeight - 4))}
+      >
+${lines.map((l) => (l.rule ? html`<hr />` : html`<span>${l.text} </span>`))}</pre>`
+    }
     <div class="keybar" role="toolbar" aria-label="Special keys">
       ${KEYS.map(([label, seq, name]) => html`<button class="key" disabled=${!control} aria-label=${name} onClick=${() => sendRef.current(seq)}>${label}</button>`)}
     </div>

@@ -1,0 +1,108 @@
+import { useEffect, useRef, useState } from 'preact/hooks'
+import { html } from '../ui.ts'
+import { ApiError, type Api } from '../lib/api.ts'
+import { wordsFor } from '../lib/compose.ts'
+import './phone.css'
+
+export interface Option {
+  index: number
+  label: string
+  selected?: boolean
+  key?: string
+  /** The kind marks it as one to think twice about ("don't ask again", bypass modes): asked once more. */
+  risky?: boolean
+}
+
+/** After options appear or move, taps are ignored this long: a tap aimed at what was there before must not land on what is there now. */
+export const SETTLE_MS = 600
+/** A risky option's second tap must come within this long. */
+const CONFIRM_MS = 5000
+
+type Outcome = { label: string; state: 'sending' | 'accepted' | 'refused' | 'unknown'; why?: string }
+
+/**
+ * A blocked agent's options. Each tap posts `/approve {agent, seq, option}`: the bridge chooses it
+ * only while the agent is still blocked at the question's seq with that option on screen, so a
+ * late tap never lands on the next question. The outcome stays on the card; nothing is resent.
+ */
+export function Options({
+  api,
+  pane,
+  options,
+  question,
+  seq,
+  onAnswered,
+}: {
+  api: Api
+  pane: string
+  options: Option[]
+  question?: string
+  /** The snapshot's state_change_seq for this question; unknown until the snapshot shows it blocked. */
+  seq?: number
+  onAnswered: () => void
+}) {
+  const [busy, setBusy] = useState(false)
+  const [settling, setSettling] = useState(true)
+  const [confirming, setConfirming] = useState<string | null>(null)
+  const [outcome, setOutcome] = useState<Outcome | null>(null)
+  const confirmTimer = useRef<ReturnType<typeof setTimeout>>()
+  const shape = JSON.stringify([question, seq, options.map((o) => [o.index, o.key, o.label, o.selected])])
+  useEffect(() => {
+    setSettling(true)
+    setConfirming(null)
+    const t = setTimeout(() => setSettling(false), SETTLE_MS)
+    return () => clearTimeout(t)
+  }, [shape])
+  useEffect(() => () => clearTimeout(confirmTimer.current), [])
+
+  const id = (o: Option) => `${o.index}/${o.key ?? ''}`
+  async function choose(o: Option) {
+    if (settling || busy || seq === undefined) return
+    if (o.risky && confirming !== id(o)) {
+      setConfirming(id(o))
+      clearTimeout(confirmTimer.current)
+      confirmTimer.current = setTimeout(() => setConfirming(null), CONFIRM_MS)
+      return
+    }
+    setConfirming(null)
+    setBusy(true)
+    setOutcome({ label: o.label, state: 'sending' })
+    try {
+      const r = await api.post('/approve', { agent: pane, seq, option: o.index > 0 ? o.index : o.key })
+      if (r?.applied === true) setOutcome({ label: o.label, state: 'accepted' })
+      else setOutcome({ label: o.label, state: 'refused', why: r?.reason || 'not applied' })
+    } catch (err) {
+      setOutcome(
+        err instanceof ApiError && err.status > 0
+          ? { label: o.label, state: 'refused', why: wordsFor(err) }
+          : { label: o.label, state: 'unknown', why: 'no answer from the bridge: it may have been chosen; look at the card before choosing again' },
+      )
+    } finally {
+      setBusy(false)
+      onAnswered()
+    }
+  }
+
+  return html`<div class="options" data-settling=${settling ? 'true' : undefined}>
+      ${options.map((o) => {
+        const asking = confirming === id(o)
+        return html`<button
+          class=${`${o.selected ? 'option primary' : 'option'}${o.risky ? ' risky' : ''}${asking ? ' confirming' : ''}`}
+          disabled=${busy || settling || seq === undefined}
+          title=${seq === undefined ? 'Waiting for the bridge to report this question' : o.risky ? 'Asks once more before choosing' : undefined}
+          onClick=${() => choose(o)}
+          data-default=${o.selected ? 'true' : undefined}
+          data-risky=${o.risky ? 'true' : undefined}
+        >
+          ${o.index > 0 && html`<span class="num" aria-hidden="true">${o.index}</span>`}<span>${asking ? `Tap again to choose “${o.label}”` : o.label}</span>${o.key && !o.index ? html` <kbd>${o.key}</kbd>` : ''}
+        </button>`
+      })}
+    </div>
+    ${
+      outcome &&
+      html`<p class=${`answer-state ${outcome.state}`} role="status" data-state=${outcome.state}>
+        “${outcome.label}”:
+        ${outcome.state === 'sending' ? 'sent…' : outcome.state === 'accepted' ? 'accepted' : outcome.state === 'refused' ? `refused: ${outcome.why}` : outcome.why}
+      </p>`
+    }`
+}
