@@ -1,5 +1,5 @@
 import type { AuthInfo, AuthLevel, Role, RouteDef, WsRouteDef } from './plugin.ts'
-import { ROLES } from './plugin.ts'
+import { ROLES } from './roles.ts'
 import type { DeviceStore } from '../storage/devices.ts'
 import { safeEqual } from './tokens.ts'
 

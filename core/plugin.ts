@@ -11,15 +11,11 @@ import type { AgentKindRegistry, AgentKind } from '../lib/agent-kinds.ts'
 import type { Exec } from '../lib/exec.ts'
 import type { ServerLimits } from './limits.ts'
 import type { ServiceName, Services } from './services.ts'
+import type { Role } from './roles.ts'
 
 export type AuthLevel = 'device' | 'admin' | 'none' | 'pairing'
 
-/**
- * A device's role, least to most: a `viewer` watches, the `default` role also acts on agents (what
- * every device could do before roles), an `owner` also manages devices. Stored with the device.
- */
-export type Role = 'viewer' | 'default' | 'owner'
-export const ROLES: readonly Role[] = ['viewer', 'default', 'owner']
+export { ROLES, type Role } from './roles.ts'
 export type ErrorStyle = 'text' | 'json'
 
 /** Who made the request, once the core has checked the credentials. */

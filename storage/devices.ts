@@ -3,7 +3,7 @@ import type { Storage } from 'unstorage'
 import { CorruptFileError } from '../lib/atomic-file.ts'
 import { readJson, writeJson } from './json.ts'
 import { safeEqual } from '../core/tokens.ts'
-import { ROLES, type Role } from '../core/plugin.ts'
+import { ROLES, type Role } from '../core/roles.ts'
 
 export interface Device {
   id: string
