@@ -79,3 +79,17 @@ export class OpencodeStore {
     return { user: u, assistant: a }
   }
 }
+
+/** Whether this runtime has node:sqlite (Node 22.5 and later), which opencode's database needs. */
+export const HAS_SQLITE = (await import('../../lib/node-support.ts').then((m) => m.loadSqlite())) !== undefined
+
+/**
+ * The one-line 404 for an opencode whose current store is a database file the tests wrote as a
+ * placeholder (`SQLite format 3\0`, not a real database): on Node 20 the runtime cannot read
+ * SQLite at all; on Node 22.5+ the file is opened and is not a database.
+ */
+export function placeholderDbReason(described: string): string {
+  return HAS_SQLITE
+    ? `transcript not available: this opencode's SQLite store (${described}) could not be read: file is not a database`
+    : `transcript not available: this opencode keeps its sessions in SQLite (${described}); Node ${process.versions.node} has no built-in SQLite (node:sqlite, Node 22.5 and later)`
+}

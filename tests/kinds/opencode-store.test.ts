@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { startStack, type Stack } from '../harness/stack.ts'
 import { reportBusyAgent } from '../harness/busy-agent.ts'
 import { connect } from '../transcript/ws-client.ts'
-import { OpencodeStore, T0 } from './opencode-fixture.ts'
+import { OpencodeStore, placeholderDbReason, T0 } from './opencode-fixture.ts'
 
 const HOUR = 3600
 const now = () => Math.floor(Date.now() / 1000)
@@ -66,9 +66,8 @@ describe('opencode: the JSON tree beside opencode.db', () => {
     expect(await activity(pane)).toBe(T0 + 5000)
   })
 
-  it('opencode.db written last (its -wal counts): the tree is an old copy, refused in one line, not dated', async () => {
-    const reason =
-      'transcript not available: this opencode keeps its sessions in SQLite (opencode.db, written after the older storage/ folder beside it), which the bridge does not read yet'
+  it('opencode.db written last (its -wal counts): the tree is an old copy, unreadable here: refused in one line, not dated', async () => {
+    const reason = placeholderDbReason('opencode.db, written after the older storage/ folder beside it')
     dbWritten('opencode.db', 2 * HOUR)
     treeWritten(HOUR)
     dbWritten('opencode.db-wal', 60)
@@ -90,10 +89,7 @@ describe('opencode: the JSON tree beside opencode.db', () => {
       const pane = (await other.sim.request('workspace.create', { cwd: other.home })).root_pane.pane_id as string
       await reportBusyAgent(other.sim, pane, { source: 'herdr:opencode', agent: 'opencode', state: 'working', agent_session_id: 'ses_x' })
       const r = await fetch(`${other.bridge.url}/agent-transcript?pane=${encodeURIComponent(pane)}&token=${other.bridge.adminToken}`)
-      expect([r.status, await r.text()]).toEqual([
-        404,
-        'transcript not available: this opencode keeps its sessions in SQLite (opencode-local.db), which the bridge does not read yet',
-      ])
+      expect([r.status, await r.text()]).toEqual([404, placeholderDbReason('opencode-local.db')])
     } finally {
       await other.close()
     }

@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startStack, type Stack } from '../harness/stack.ts'
 import { connect } from '../transcript/ws-client.ts'
-import { OpencodeStore, T0 } from './opencode-fixture.ts'
+import { OpencodeStore, placeholderDbReason, T0 } from './opencode-fixture.ts'
 import { reportBusyAgent } from '../harness/busy-agent.ts'
 
 const iso = (s: number) => new Date(T0 + s * 1000).toISOString()
@@ -184,7 +184,7 @@ describe('opencode transcripts over /agent-transcript', () => {
     expect(a.last_activity_ts).toBe(T0 + 5000)
   })
 
-  it('a store that is only SQLite is refused with a one-line reason', async () => {
+  it('a store that is only a placeholder database file is refused with a one-line reason', async () => {
     const res = await (async () => {
       const { stack: s2, pane } = await (async () => {
         const s2 = await startStack()
@@ -203,6 +203,6 @@ describe('opencode transcripts over /agent-transcript', () => {
         await s2.close()
       }
     })()
-    expect(res).toEqual([404, 'transcript not available: this opencode keeps its sessions in SQLite (opencode.db), which the bridge does not read yet'])
+    expect(res).toEqual([404, placeholderDbReason('opencode.db')])
   })
 })

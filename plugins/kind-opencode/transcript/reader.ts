@@ -1,17 +1,24 @@
-/** The opencode transcript capability: its JSON store, opened read-only and polled. */
+/** The opencode transcript capability: its JSON store or its SQLite database, opened read-only and polled. */
 import { dirname } from 'node:path'
 import { SAFE_NAME, sessionValue, type TranscriptCapability } from '../../../lib/kit.ts'
-import { findSession, locateOpencode, sqliteReason } from './locate.ts'
+import { currentDatabase, databaseReason, findSession, locateOpencode } from './locate.ts'
 import { openSession } from './store.ts'
+import { sessionUpdated, sqliteRecords } from './sqlite.ts'
 
 export const opencodeTranscript: TranscriptCapability = {
   locate: locateOpencode,
-  // located.path is `<storage>/message/<session>`.
-  open: (located) => openSession(dirname(dirname(located.path)), located.sessionId),
+  // located.path is the database file, or `<storage>/message/<session>` for the JSON tree.
+  open: (located) =>
+    /\.db$/.test(located.path)
+      ? openSession(located.path, located.sessionId, () => sqliteRecords(located.path, located.sessionId))
+      : openSession(dirname(dirname(located.path)), located.sessionId),
   async lastActivity(agent, host) {
     const sid = sessionValue(agent)
-    // The tree's copy of a session that now lives in SQLite is dated when it was copied.
-    if (!sid || !SAFE_NAME.test(sid) || (await sqliteReason(host))) return undefined
+    if (!sid || !SAFE_NAME.test(sid)) return undefined
+    // The tree's copy of a session that now lives in SQLite is dated when it was copied: the
+    // database dates it, or nothing does where it cannot be read.
+    const db = await currentDatabase(host)
+    if (db) return (await databaseReason(db)) ? undefined : sessionUpdated(db.path, sid).catch(() => undefined)
     const s = await findSession(host, sid)
     const t = Number(s?.record.time?.updated)
     return Number.isFinite(t) && t > 0 ? t : undefined

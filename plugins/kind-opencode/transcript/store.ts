@@ -1,8 +1,10 @@
 /**
- * opencode's JSON store, read-only: `<data>/opencode/storage/session/<project>/<session>.json`,
- * `message/<session>/<message>.json`, `part/<message>/<part>.json` (ids sort by creation).
- * A session is an append-only log of finished entries, rebuilt by polling: messages that are
- * complete and fully emitted are never read again. Nothing here writes.
+ * An opencode session as an append-only log of finished entries, rebuilt by polling: messages
+ * that are complete and fully emitted are never read again. The records come from one of
+ * opencode's two stores (`SessionRecords`): the JSON tree here, read-only:
+ * `<data>/opencode/storage/session/<project>/<session>.json`, `message/<session>/<message>.json`,
+ * `part/<message>/<part>.json` (ids sort by creation); or its SQLite database (sqlite.ts).
+ * Nothing here writes.
  */
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -35,6 +37,32 @@ async function ids(dir: string): Promise<string[]> {
   }
 }
 
+/** A session's records, whichever store holds them. */
+export interface SessionRecords {
+  /** Message ids in creation order. */
+  messages(): Promise<string[]>
+  message(id: string): Promise<Record<string, any> | null>
+  /** The message's parts in creation order; null for a part that could not be read yet. */
+  parts(messageId: string): Promise<(Record<string, any> | null)[]>
+}
+
+/** The JSON tree's records of one session. */
+export function jsonRecords(storage: string, sessionId: string): SessionRecords {
+  const messageDir = join(storage, 'message', sessionId)
+  return {
+    messages: () => ids(messageDir),
+    message: (mid) => readRecord(join(messageDir, `${mid}.json`)),
+    async parts(mid) {
+      const out: (Record<string, any> | null)[] = []
+      for (const pid of await ids(join(storage, 'part', mid))) {
+        const part = await readRecord(join(storage, 'part', mid, `${pid}.json`))
+        out.push(part && { ...part, id: str(part.id) ?? pid })
+      }
+      return out
+    },
+  }
+}
+
 export class OpencodeSession implements TranscriptSource {
   private log: RawEntry[] = []
   private emitted = new Set<string>()
@@ -43,10 +71,7 @@ export class OpencodeSession implements TranscriptSource {
   private present = false
   private refreshing: Promise<void> | null = null
 
-  constructor(
-    private readonly storage: string,
-    private readonly sessionId: string,
-  ) {}
+  constructor(private readonly records: SessionRecords) {}
 
   get total(): number {
     return this.log.length
@@ -63,22 +88,20 @@ export class OpencodeSession implements TranscriptSource {
   }
 
   private async scan(): Promise<void> {
-    const messageDir = join(this.storage, 'message', this.sessionId)
-    const messages = await ids(messageDir)
+    const messages = await this.records.messages()
     if (messages.length) this.present = true
     for (const mid of messages) {
       if (this.settled.has(mid)) continue
-      const m = await readRecord(join(messageDir, `${mid}.json`))
+      const m = await this.records.message(mid)
       if (!m || (m.role !== 'user' && m.role !== 'assistant')) continue
       const msg: StoredMessage = { id: mid, role: m.role, created: m.time?.created, completed: typeof m.time?.completed === 'number' || !!m.error }
       let open = !msg.completed && msg.role === 'assistant'
-      for (const pid of await ids(join(this.storage, 'part', mid))) {
-        const part = await readRecord(join(this.storage, 'part', mid, `${pid}.json`))
+      for (const part of await this.records.parts(mid)) {
         if (!part) {
           open = true
           continue
         }
-        const entries = partEntries(msg, { ...part, id: str(part.id) ?? pid })
+        const entries = partEntries(msg, part)
         for (const { key, entry } of entries) {
           if (this.emitted.has(key)) continue
           this.emitted.add(key)
@@ -103,12 +126,15 @@ export class OpencodeSession implements TranscriptSource {
 const sessions = new Map<string, OpencodeSession>()
 const CACHE_MAX = 16
 
-/** One log per session, shared by every stream, so seqs stay the same across reconnects. */
-export function openSession(storage: string, sessionId: string): OpencodeSession {
-  const key = `${storage}\0${sessionId}`
+/**
+ * One log per session, shared by every stream, so seqs stay the same across reconnects. `store`
+ * is the JSON tree's `storage/` folder or the database file.
+ */
+export function openSession(store: string, sessionId: string, records: () => SessionRecords = () => jsonRecords(store, sessionId)): OpencodeSession {
+  const key = `${store}\0${sessionId}`
   let s = sessions.get(key)
   if (s) sessions.delete(key)
-  else s = new OpencodeSession(storage, sessionId)
+  else s = new OpencodeSession(records())
   sessions.set(key, s)
   while (sessions.size > CACHE_MAX) sessions.delete(sessions.keys().next().value!)
   return s
