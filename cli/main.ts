@@ -11,9 +11,19 @@ const serveCmd = defineCommand({
     ...dirArg,
     addr: { type: 'string', description: 'Listen address host:port (default $BRIDGE_ADDR or 127.0.0.1:8787)' },
     'insecure-data-dir': { type: 'boolean', description: 'Start even when the data dir or the config file is owned or writable by another user (containers; logged)' },
+    'tls-cert': { type: 'string', description: 'PEM certificate file: serve HTTPS and WSS (default $BRIDGE_TLS_CERT or transport.tls_cert; reloaded on SIGHUP)' },
+    'tls-key': { type: 'string', description: 'PEM private key file for --tls-cert (default $BRIDGE_TLS_KEY or transport.tls_key)' },
     config: { type: 'string', description: 'Plugin config file, .ts or .js (default $BRIDGE_CONFIG, else <data dir>/bridge.config.ts when present)' },
   },
-  run: async ({ args }) => (await import('./serve.ts')).serve({ dir: args.dir, addr: args.addr, config: args.config, insecureDataDir: args['insecure-data-dir'] }),
+  run: async ({ args }) =>
+    (await import('./serve.ts')).serve({
+      dir: args.dir,
+      addr: args.addr,
+      config: args.config,
+      insecureDataDir: args['insecure-data-dir'],
+      tlsCert: args['tls-cert'],
+      tlsKey: args['tls-key'],
+    }),
 })
 
 const pairCmd = defineCommand({
@@ -27,8 +37,9 @@ const pairCmd = defineCommand({
         "URL put in the code for the phone (default the bridge's public URL); it does not choose which daemon is asked: that is --addr, else $BRIDGE_ADDR or transport.addr",
     },
     json: { type: 'boolean', description: 'Print only the JSON payload' },
+    app: { type: 'boolean', description: 'QR of the JSON payload {url, code} for the mobile app, instead of a link to the web app any camera opens' },
   },
-  run: async ({ args }) => (await import('./pair.ts')).pair({ dir: args.dir, addr: args.addr, url: args.url, json: args.json, role: args.role }),
+  run: async ({ args }) => (await import('./pair.ts')).pair({ dir: args.dir, addr: args.addr, url: args.url, json: args.json, app: args.app, role: args.role }),
 })
 
 const devicesCmd = defineCommand({
@@ -57,7 +68,7 @@ const devicesCmd = defineCommand({
 })
 
 const statusCmd = defineCommand({
-  meta: { name: 'status', description: 'Whether the daemon runs and reaches herdr (exit 0 only then)' },
+  meta: { name: 'status', description: 'Whether the daemon runs and reaches herdr (exit 0 only then); also lists every bridge running for this user' },
   args: { ...targetArgs, json: { type: 'boolean', description: 'Print JSON' } },
   run: async ({ args }) => {
     process.exitCode = await (await import('./status.ts')).status(args)

@@ -8,6 +8,7 @@ import { createBridge, type Bridge } from '../core/server.ts'
 import { baseOfAddr } from './admin-client.ts'
 import { CliError, bridgeCommand } from './errors.ts'
 import { writeRunFile } from './runfile.ts'
+import { readTlsPair } from '../core/server.ts'
 import { watchHerdr } from './herdr-watch.ts'
 import { findUserConfig, loadUserConfig } from './user-config.ts'
 import { checkServeTrust } from './data-dir-check.ts'
@@ -20,6 +21,9 @@ export interface ServeOptions {
   config?: string
   /** `--insecure-data-dir`: start even when the data dir or a config file could be changed by another user (logged). */
   insecureDataDir?: boolean
+  /** `--tls-cert` / `--tls-key`: serve HTTPS and WSS with this PEM pair (else transport.tls_cert / tls_key). */
+  tlsCert?: string
+  tlsKey?: string
 }
 
 export async function serve(opts: ServeOptions): Promise<void> {
@@ -44,7 +48,22 @@ export async function serve(opts: ServeOptions): Promise<void> {
   log.info(`plugins from ${file ?? 'the built-in list'}: ${userConfig.plugins.map((e) => (Array.isArray(e) ? e[0] : e).name).join(', ')}`)
   log.info(`listening on ${url}`)
   log.info(`data dir ${config.data_dir}; pair a device with \`${bridgeCommand('pair')}\``)
-  const removeRunFile = writeRunFile(port, { pid: process.pid, url, data_dir: config.data_dir })
+  const fingerprint = bridge.tlsFingerprint()
+  const runInfo = { pid: process.pid, url, data_dir: config.data_dir, ...(fingerprint ? { tls_fingerprint: fingerprint } : {}) }
+  const removeRunFile = writeRunFile(port, runInfo)
+  if (fingerprint) {
+    log.info(`serving HTTPS with ${config.transport.tls_cert} (SHA-256 ${fingerprint}); \`kill -HUP ${process.pid}\` reloads the pair`)
+    // A renewed certificate (`tailscale cert` again) is taken without dropping a connection.
+    process.on('SIGHUP', () => {
+      try {
+        const next = bridge.reloadTls()!
+        writeRunFile(port, { ...runInfo, tls_fingerprint: next })
+        log.info(`SIGHUP: reloaded the TLS pair (SHA-256 ${next})`)
+      } catch (err) {
+        log.error(`SIGHUP: kept the TLS pair in use: ${(err as Error).message}`)
+      }
+    })
+  }
   const unwatch = watchHerdr({ herdr: bridge.ctx.herdr, bus: bridge.ctx.bus, log, env: process.env, states: () => ingestStates(bridge) })
   let closing = false
   const stop = async (sig: string) => {
@@ -79,7 +98,16 @@ function loadServeConfig(opts: ServeOptions, userConfig: BridgeUserConfig): Brid
     throw new CliError((err as Error).message)
   }
   if (opts.addr) config.transport.addr = opts.addr
+  if (opts.tlsCert) config.transport.tls_cert = opts.tlsCert
+  if (opts.tlsKey) config.transport.tls_key = opts.tlsKey
   baseOfAddr(config.transport.addr, addrSource(opts, config))
+  if (config.transport.tls_cert || config.transport.tls_key) {
+    try {
+      readTlsPair(config)
+    } catch (err) {
+      throw new CliError((err as Error).message)
+    }
+  }
   if (config.transport.mode === 'relay') {
     const where = process.env.BRIDGE_MODE === 'relay' ? 'BRIDGE_MODE is "relay"' : `transport.mode is "relay" in ${config.config_path}`
     throw new CliError(`${where}, and this build runs only the direct transport; set it to "direct" and start again`)

@@ -62,6 +62,11 @@ export interface BridgeConfig {
   notify: NotifyConfig
   /** Path of the herdr CLI (BRIDGE_HERDR_BIN). */
   herdr_bin: string
+  /**
+   * config.json's top-level sections as read, for the plugins that own one (a notifier's
+   * `"slack": {…}`, read through core/plugin-config.ts); the core's own keys are the fields above.
+   */
+  sections?: Readonly<Record<string, unknown>>
 }
 
 export const DEFAULT_ADDR = '127.0.0.1:8787'
@@ -193,6 +198,7 @@ export function loadConfig(opts: { dir?: string; env?: NodeJS.ProcessEnv; create
     push,
     notify,
     herdr_bin: 'herdr',
+    sections: file,
   }
   return applyEnv(config, env)
 }

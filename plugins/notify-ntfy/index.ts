@@ -56,7 +56,8 @@ function createNtfyNotifier(ctx: PluginContext, options: NtfyOptions): Notifier 
         : { configured: false, detail: url ? 'notify.ntfy.url (BRIDGE_NTFY_URL) is not an http(s) URL' : 'not configured: set BRIDGE_NTFY_URL (or notify.ntfy.url)' },
     async alert(ev): Promise<Delivery> {
       if (!enabled) return { sent: 0, total: 0, enabled: false, note: 'not configured: set BRIDGE_NTFY_URL (or notify.ntfy.url)' }
-      const { headers, body } = ntfyRequest(ev, token, ctx.config.transport.public_url)
+      // A URL the phone reaches: public_url, else the latest `bridge pair --url`.
+      const { headers, body } = ntfyRequest(ev, token, ctx.config.transport.public_url || (ctx.config.transport.pair_urls ?? []).at(-1) || '')
       const r = await postWithRetry(url, { headers, body, timeoutMs: 5000, backoffMs: options.backoffMs, dispatcher: options.dispatcher })
       if (r.ok) failures.ok(url, target)
       else failures.failed(url, r.error, target)

@@ -7,7 +7,7 @@ import { postWithRetry } from '../../lib/notify/http.ts'
 import type { AlertEvent, Delivery, DismissEvent } from '../../lib/notify/events.ts'
 
 /**
- * Signed JSON webhooks: `agent.blocked`, `agent.done` and `agent.cleared`, each a POST with
+ * Signed JSON webhooks: `agent.blocked`, `agent.done` (with `url`, the agent in the web app) and `agent.cleared`, each a POST with
  * `X-Bridge-Signature: sha256=<hex HMAC-SHA256 of the exact body>` and `X-Bridge-Event`.
  * 5 s per try, three tries on network errors and 5xx, none on 4xx.
  * Config `notify.webhooks: [{url, secret}]`, or BRIDGE_WEBHOOK_URL (comma-separated) + BRIDGE_WEBHOOK_SECRET.
@@ -36,6 +36,8 @@ export function webhookBody(ev: AlertEvent | DismissEvent, event: WebhookEvent):
     agent: ev.agent,
     title: ev.title,
     body: alert?.body ?? '',
+    // Opens the agent in the web app (an alert's link; a dismissal has none).
+    ...(alert?.url && /^https?:/.test(alert.url) ? { url: alert.url } : {}),
     ts: ev.ts,
   })
 }

@@ -85,6 +85,14 @@ export default defineBridgePlugin({
   subscribe: [
     // Opened right after setup: the watcher's start is the no-replay line. A late alert beats none.
     { source: 'multiplexer', type: ['pane_agent_status_changed', 'pane_closed', 'pane_exited'], limit: 10_000, lag: 'drop-oldest', handler: (ev, { state }) => state.handle(ev) },
+    // herdr came back: agents blocked or done meanwhile alert now (once per state, alerted.ts).
+    {
+      source: 'bridge',
+      type: 'multiplexer_connected',
+      handler: (ev, { state }) => {
+        if (typeof ev.payload?.session === 'string') state.reconnected(ev.payload.session)
+      },
+    },
     {
       source: 'bridge',
       type: DEVICE_REVOKED_EVENT,

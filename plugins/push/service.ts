@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto'
 import type { PluginContext } from '../../core/plugin.ts'
 import type { BusEvent } from '../../core/bus.ts'
 import type { AgentInfo } from '../../core/herdr/index.ts'
-import { qualifyId } from '../../core/herdr/index.ts'
+import { isDefaultSession, qualifyId, splitId } from '../../core/herdr/index.ts'
 import { readCard } from '../../core/card.ts'
 import type { AlertEvent, Delivery, DismissEvent } from '../../lib/notify/events.ts'
 import { approveLabel, cardForAlert, composeAlert, tagOf, type Alert, type AlertCard } from './compose.ts'
-import { createTransitions, type Action, type NotifyStatus } from './transitions.ts'
+import { createPacer, createTransitions, type Change, type NotifyStatus } from './transitions.ts'
+import { createAlertedStore, type AlertedStore } from './alerted.ts'
 import type { MuteStore } from './mutes.ts'
 
 /**
@@ -31,6 +32,8 @@ export interface PushService {
   started: Promise<void>
   fanoutAlert(alert: Alert, extra?: { seq?: number; agent?: string; approve?: string; test?: boolean; channels?: string[] }): Promise<FanoutResult>
   handle(event: BusEvent): void
+  /** herdr's session (re)connected: list its agents again (a state reached meanwhile alerts). */
+  reconnected(session: string): void
   /** Resolves when every queued alert and dismissal has been handled. */
   idle(): Promise<void>
   close(): Promise<void>
@@ -57,18 +60,43 @@ export function createPushService(ctx: PluginContext, mutes: MuteStore): PushSer
   }
   let closed = false
 
-  /** Starting states are recorded, not alerted: a state that already held when the watcher started is never replayed. */
+  /** What was alerted, across restarts (alerted.ts); loaded before the first listing. */
+  let alerted!: AlertedStore
+  const pacer = createPacer({
+    settleMs: ctx.config.notify.settle_ms,
+    cooldownMs: ctx.config.notify.cooldown_ms,
+    now: ctx.now,
+    fire: (pane, status) => queue(pane, 'alert', () => alertFor(pane, status)),
+  })
+
+  /**
+   * A session's agents as listed (start-up, and each herdr (re)connect): a blocked or done agent
+   * not alerted for that state yet alerts; an alert of an agent that moved on meanwhile is dismissed.
+   */
+  const observe = async (session: string) => {
+    let agents: AgentInfo[]
+    try {
+      agents = (await ctx.herdr.call<{ agents?: AgentInfo[] }>(session, 'agent.list', {}, { timeoutMs: 5000 }))?.agents ?? []
+    } catch {
+      return // A session that is down has nothing to observe; its reconnect lists again.
+    }
+    const listed = new Set<string>()
+    for (const a of agents) {
+      if (!a?.pane_id) continue
+      const pane = qualifyId(session, a.pane_id)
+      listed.add(pane)
+      const seq = typeof a.state_change_seq === 'number' ? a.state_change_seq : undefined
+      const c = transitions.observe(pane, String(a.agent_status ?? 'unknown'))
+      if (c?.kind === 'enter' && seq !== undefined && alerted.get(pane) === seq) continue
+      act(pane, c)
+    }
+    // Alerted panes of this session that are gone altogether.
+    for (const pane of alerted.panes()) if (sameSession(splitId(pane).session, session) && !listed.has(pane)) act(pane, { kind: 'leave' })
+  }
+
   const baselined = (async () => {
-    await Promise.all(
-      ctx.herdr.sessions().map(async (session) => {
-        try {
-          const r = await ctx.herdr.call<{ agents?: AgentInfo[] }>(session, 'agent.list', {}, { timeoutMs: 5000 })
-          for (const a of r?.agents ?? []) if (a?.pane_id) transitions.baseline(qualifyId(session, a.pane_id), String(a.agent_status ?? 'unknown'))
-        } catch {
-          // A session that is down has no states to replay.
-        }
-      }),
-    )
+    alerted = await createAlertedStore(ctx.storage)
+    await Promise.all(ctx.herdr.sessions().map(observe))
   })()
 
   const channels = ctx.services.notifyChannels
@@ -77,7 +105,11 @@ export function createPushService(ctx: PluginContext, mutes: MuteStore): PushSer
     return { sent: list.reduce((n, d) => n + d.sent, 0), total: list.reduce((n, d) => n + d.total, 0), channels: got }
   }
 
-  const publicBase = () => ctx.config.transport.public_url || ''
+  /**
+   * Where a phone opens the web app: public_url, else the latest `bridge pair --url`; else the
+   * link stays relative (a service worker opens it on its own origin; ntfy and webhooks leave it out).
+   */
+  const publicBase = () => ctx.config.transport.public_url || (ctx.config.transport.pair_urls ?? []).at(-1) || ''
 
   const fanoutAlert: PushService['fanoutAlert'] = (alert, extra = {}) => {
     const ev: AlertEvent = {
@@ -125,6 +157,11 @@ export function createPushService(ctx: PluginContext, mutes: MuteStore): PushSer
     } catch (err) {
       ctx.log.debug(`push: agent.get ${pane} failed: ${(err as Error).message}`)
     }
+    const seqNow = typeof agent?.state_change_seq === 'number' ? agent.state_change_seq : -1
+    // The same state alerted already (before a restart, or listed again on a reconnect): once is enough.
+    if (seqNow >= 0 && alerted.get(pane) === seqNow) return
+    pacer.sent(pane)
+    await alerted.set(pane, seqNow).catch((err) => ctx.log.warn(`push: cannot save the alerted list: ${(err as Error).message}`))
     let card: AlertCard | null = null
     if (agent) {
       try {
@@ -156,15 +193,26 @@ export function createPushService(ctx: PluginContext, mutes: MuteStore): PushSer
     )
   }
 
-  const run = (pane: string, actions: Action[]) => {
-    for (const a of actions) {
-      const job = a.kind === 'alert' ? () => alertFor(pane, a.status) : () => fanoutDismiss(pane)
-      const next = (chains.get(pane) ?? Promise.resolve()).then(job).catch((err) => ctx.log.warn(`push ${a.kind} for ${pane} failed: ${(err as Error).message}`))
-      chains.set(pane, next)
-      void next.then(() => {
-        if (chains.get(pane) === next) chains.delete(pane)
-      })
-    }
+  /** One pane's work in order: its alert, then its dismissal. */
+  const queue = (pane: string, what: string, job: () => Promise<void>) => {
+    const next = (chains.get(pane) ?? Promise.resolve()).then(job).catch((err) => ctx.log.warn(`push ${what} for ${pane} failed: ${(err as Error).message}`))
+    chains.set(pane, next)
+    void next.then(() => {
+      if (chains.get(pane) === next) chains.delete(pane)
+    })
+  }
+
+  /** An entered state waits in the pacer (settle, cooldown); a left one drops that wait and dismisses what was shown. */
+  const act = (pane: string, c: Change) => {
+    if (!c) return
+    if (c.kind === 'enter') return pacer.entered(pane, c.status)
+    pacer.left(pane)
+    queue(pane, 'dismiss', async () => {
+      // Only what was shown is taken back (an alert still settling never went out).
+      if (alerted.get(pane) === undefined) return
+      await alerted.delete(pane).catch(() => {})
+      await fanoutDismiss(pane)
+    })
   }
 
   /** Ids on the bus are already qualified; a bare id with a session label is qualified here. */
@@ -183,8 +231,17 @@ export function createPushService(ctx: PluginContext, mutes: MuteStore): PushSer
     // Events wait for the baseline so a start-up state is never mistaken for a transition.
     pending = pending.then(async () => {
       await baselined
-      if (ev.type === 'pane_agent_status_changed') run(pane, transitions.status(pane, String(ev.payload.agent_status ?? 'unknown')))
-      else run(pane, transitions.closed(pane))
+      if (ev.type === 'pane_agent_status_changed') act(pane, transitions.status(pane, String(ev.payload.agent_status ?? 'unknown')))
+      else act(pane, transitions.closed(pane))
+    })
+  }
+
+  /** herdr (re)connected: its agents are listed again, in line with the events. */
+  const reconnected = (session: string) => {
+    if (closed) return
+    pending = pending.then(async () => {
+      await baselined
+      await observe(session)
     })
   }
 
@@ -193,16 +250,21 @@ export function createPushService(ctx: PluginContext, mutes: MuteStore): PushSer
     started: baselined,
     fanoutAlert,
     handle,
+    reconnected,
     async idle() {
       await pending
+      await pacer.idle()
       while (chains.size || counting.size) await Promise.all([...chains.values(), ...counting])
     },
     async close() {
       closed = true
+      pacer.close()
       await Promise.race([Promise.all([...chains.values()]), new Promise((r) => setTimeout(r, 2000).unref())])
     },
   }
 }
+
+const sameSession = (a: string, b: string) => a === b || (isDefaultSession(a) && isDefaultSession(b))
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   return new Promise((resolve, reject) => {

@@ -1,56 +1,124 @@
 /**
- * Which status changes deserve an alert and which clear one. Pure state, no I/O.
+ * Which status changes deserve an alert and which clear one, and when an alert may go out.
+ * No I/O: the push service feeds it statuses and acts on what it returns.
  *
- * - An alert goes out on a transition INTO `blocked` or `done` seen after the watcher started;
- *   a state that already held at start-up (the baseline) is not replayed.
- * - A notified pane is "armed" from the transition on: leaving the notified status, or closing, dismisses it.
- * - blocked → done re-alerts with the same tag (it replaces the tray entry); no dismiss is
- *   sent first, because FCM does not order messages and a late dismiss would cancel the new alert.
+ * - Entering `blocked` or `done` (or going from one to the other) asks for an alert; leaving
+ *   them, or the pane closing, asks for a dismissal. Whether anything was shown to dismiss is
+ *   the service's to know (the persisted alerted list, alerted.ts).
+ * - A state seen at start-up or when herdr (re)connects is an observation: it asks for an alert
+ *   only when it is a notify status (the service skips it when that very state was alerted).
+ * - The pacer holds each alert for the settle delay (a state gone sooner never alerts) and
+ *   keeps one agent's alerts a cooldown apart; a state reached during the cooldown alerts when
+ *   the cooldown ends, if it still holds. So a flapping agent alerts at most once per cooldown.
  */
 
 export type NotifyStatus = 'blocked' | 'done'
-export type Action = { kind: 'alert'; status: NotifyStatus } | { kind: 'dismiss' }
+export type Change = { kind: 'enter'; status: NotifyStatus } | { kind: 'leave' } | null
 
 export const isNotifyStatus = (s: unknown): s is NotifyStatus => s === 'blocked' || s === 'done'
 
 export interface Transitions {
-  /** Records a status that held at start-up; ignored when an event already told us more. */
-  baseline(pane: string, status: string): void
-  status(pane: string, status: string): Action[]
-  closed(pane: string): Action[]
-  armed(pane: string): NotifyStatus | undefined
+  /** A status seen in a listing (start-up, reconnect): recorded, and `enter` when it is a notify status. */
+  observe(pane: string, status: string): Change
+  status(pane: string, status: string): Change
+  closed(pane: string): Change
+  current(pane: string): string | undefined
 }
 
 export function createTransitions(): Transitions {
   const last = new Map<string, string>()
-  const notified = new Map<string, NotifyStatus>()
+  const change = (prev: string | undefined, status: string): Change => {
+    if (prev === status) return null
+    if (isNotifyStatus(status)) return { kind: 'enter', status }
+    return isNotifyStatus(prev) ? { kind: 'leave' } : null
+  }
   return {
-    baseline(pane, status) {
-      if (!last.has(pane)) last.set(pane, status)
+    observe(pane, status) {
+      last.set(pane, status)
+      return isNotifyStatus(status) ? { kind: 'enter', status } : { kind: 'leave' }
     },
     status(pane, status) {
       const prev = last.get(pane)
       last.set(pane, status)
-      if (prev === status) return []
-      const out: Action[] = []
-      const armed = notified.get(pane)
-      if (isNotifyStatus(status)) {
-        // Armed at once, not after delivery: a quick leave must still dismiss, and it queues
-        // behind this pane's alert. An earlier notification is replaced by the new one.
-        notified.set(pane, status)
-        out.push({ kind: 'alert', status })
-      } else if (armed) {
-        notified.delete(pane)
-        out.push({ kind: 'dismiss' })
-      }
-      return out
+      return change(prev, status)
     },
     closed(pane) {
+      const prev = last.get(pane)
       last.delete(pane)
-      if (!notified.has(pane)) return []
-      notified.delete(pane)
-      return [{ kind: 'dismiss' }]
+      return isNotifyStatus(prev) ? { kind: 'leave' } : null
     },
-    armed: (pane) => notified.get(pane),
+    current: (pane) => last.get(pane),
+  }
+}
+
+export interface PacerOptions {
+  settleMs: number
+  cooldownMs: number
+  now: () => number
+  /** Called when a held alert is due and its state still holds. */
+  fire: (pane: string, status: NotifyStatus) => void
+}
+
+export interface Pacer {
+  /** The pane entered a notify status: its alert is due after the settle delay and the cooldown. */
+  entered(pane: string, status: NotifyStatus): void
+  /** The pane left it: a held alert is dropped. */
+  left(pane: string): void
+  /** An alert for the pane went out now (starts its cooldown). */
+  sent(pane: string): void
+  /** Resolves when no alert is held (tests, shutdown). */
+  idle(): Promise<void>
+  close(): void
+}
+
+export function createPacer(opts: PacerOptions): Pacer {
+  const held = new Map<string, { status: NotifyStatus; timer: ReturnType<typeof setTimeout> | null }>()
+  const lastSent = new Map<string, number>()
+  let waiters: (() => void)[] = []
+  const settle = () => {
+    if (held.size) return
+    for (const w of waiters) w()
+    waiters = []
+  }
+  const due = (pane: string) => {
+    const h = held.get(pane)
+    if (!h) return
+    held.delete(pane)
+    opts.fire(pane, h.status)
+    settle()
+  }
+  return {
+    entered(pane, status) {
+      const prev = held.get(pane)
+      if (prev?.timer) clearTimeout(prev.timer)
+      const now = opts.now()
+      const at = Math.max(now + opts.settleMs, (lastSent.get(pane) ?? -Infinity) + opts.cooldownMs)
+      // Nothing to wait for: at once, so an alert keeps its place before the pane's next event.
+      if (at <= now) {
+        held.set(pane, { status, timer: null })
+        return due(pane)
+      }
+      const timer = setTimeout(() => due(pane), at - now)
+      timer.unref?.()
+      held.set(pane, { status, timer })
+    },
+    left(pane) {
+      const h = held.get(pane)
+      if (!h) return
+      if (h.timer) clearTimeout(h.timer)
+      held.delete(pane)
+      settle()
+    },
+    sent(pane) {
+      lastSent.set(pane, opts.now())
+      // Forget panes long out of their cooldown, so the map stays as small as the active set.
+      if (lastSent.size > 1000) for (const [p, t] of lastSent) if (opts.now() - t > opts.cooldownMs) lastSent.delete(p)
+    },
+    idle: () => (held.size ? new Promise<void>((r) => waiters.push(r)) : Promise.resolve()),
+    close() {
+      for (const h of held.values()) if (h.timer) clearTimeout(h.timer)
+      held.clear()
+      settle()
+    },
   }
 }

@@ -60,6 +60,9 @@ export async function startBridge(opts: StartBridgeOptions = {}): Promise<TestBr
     CODEX_HOME: join(home, '.codex'),
     BRIDGE_HERDR_BIN: FAKE_HERDR_BIN,
     HERDR_SOCKET_PATH: '',
+    // Alerts go out at once unless a test paces them (the daemon's defaults hold a flapping agent's back).
+    BRIDGE_ALERT_SETTLE_MS: '0',
+    BRIDGE_ALERT_COOLDOWN_MS: '0',
     ...opts.env,
   }
   const config = loadConfig({ dir: dataDir, env })

@@ -78,7 +78,9 @@ describe('ntfy and webhooks from the environment', () => {
       expect(h.headers['x-bridge-event']).toBe('agent.blocked')
       expect(h.headers['x-bridge-signature']).toBe(`sha256=${createHmac('sha256', SECRET).update(h.body).digest('hex')}`)
       const body = bodyOf(h)
-      expect(Object.keys(body)).toEqual(['event', 'tag', 'server_id', 'pane', 'agent', 'title', 'body', 'ts'])
+      expect(Object.keys(body)).toEqual(['event', 'tag', 'server_id', 'pane', 'agent', 'title', 'body', 'url', 'ts'])
+      // The link that opens the agent in the web app.
+      expect(body.url).toBe(`https://bridge.example.net/#/open/${sid}/w1%3Ap1`)
       expect(body).toMatchObject({ event: 'agent.blocked', tag: `${sid}/w1:p1`, server_id: sid, pane: 'w1:p1', body: 'Needs you' })
       expect(typeof body.ts).toBe('number')
     }

@@ -5,7 +5,6 @@ import { join } from 'node:path'
 import fc from 'fast-check'
 import { capText, cardForAlert, composeAlert, composeBody, composeTitle, BODY_MAX } from '../../plugins/push/compose.ts'
 import { alertMessages, dismissMessage, DEFAULT_ANDROID_CHANNELS } from '../../plugins/notify-fcm/messages.ts'
-import { createTransitions } from '../../plugins/push/transitions.ts'
 import { readWebConfig } from '../../plugins/push/web-config.ts'
 
 describe('alert text', () => {
@@ -110,36 +109,6 @@ describe('FCM messages', () => {
       android: { priority: 'high', collapseKey: 'abcd/w1:p2' },
       webpush: { headers: { Urgency: 'high', TTL: '3600' } },
     })
-  })
-})
-
-describe('transitions', () => {
-  it('alerts on entering blocked/done, not on a state held at start-up', () => {
-    const t = createTransitions()
-    t.baseline('a', 'blocked')
-    t.baseline('b', 'working')
-    expect(t.status('a', 'blocked')).toEqual([])
-    expect(t.status('b', 'blocked')).toEqual([{ kind: 'alert', status: 'blocked' }])
-    expect(t.status('b', 'blocked')).toEqual([])
-    // A pane first seen after start-up, already blocked, is a transition.
-    expect(t.status('c', 'done')).toEqual([{ kind: 'alert', status: 'done' }])
-    // The start-up state of a: leaving it dismisses nothing (nothing was sent).
-    expect(t.status('a', 'working')).toEqual([])
-    expect(t.status('a', 'blocked')).toEqual([{ kind: 'alert', status: 'blocked' }])
-  })
-
-  it('dismisses when the notified pane leaves the state or closes; blocked → done replaces', () => {
-    const t = createTransitions()
-    t.baseline('a', 'working')
-    expect(t.status('a', 'blocked')).toEqual([{ kind: 'alert', status: 'blocked' }])
-    expect(t.status('a', 'done')).toEqual([{ kind: 'alert', status: 'done' }])
-    expect(t.armed('a')).toBe('done')
-    expect(t.status('a', 'idle')).toEqual([{ kind: 'dismiss' }])
-    expect(t.status('a', 'working')).toEqual([])
-    expect(t.status('a', 'blocked')).toEqual([{ kind: 'alert', status: 'blocked' }])
-    expect(t.closed('a')).toEqual([{ kind: 'dismiss' }])
-    expect(t.closed('a')).toEqual([])
-    expect(t.closed('never-notified')).toEqual([])
   })
 })
 
