@@ -9,7 +9,7 @@ import type { createAuditLog } from '../storage/audit-log.ts'
 import type { ServerGuard, ServerLimits } from './limits.ts'
 import { authenticate, credentialOf, roleAllows, roleRefusal, routeRole } from './auth.ts'
 import { errorResponse, HttpError, json, text, unauthorized } from './respond.ts'
-import { HerdrError } from './herdr/index.ts'
+import { AGENT_BLOCKED, HerdrError } from './herdr/index.ts'
 import { hasBody, isJsonContentType } from './content-type.ts'
 import { createCors } from './cors.ts'
 import { RESOURCE_CODES } from '../lib/exec.ts'
@@ -241,6 +241,7 @@ export function errorToResponse(err: unknown, style: ErrorStyle, log: ConsolaIns
   }
   if (err instanceof HerdrError) {
     if (err.code === 'session_not_found') return errorResponse(404, err.message, style)
+    if (err.code === 'agent_blocked') return errorResponse(409, AGENT_BLOCKED, style)
     return errorResponse(502, `herdr: ${err.code}: ${err.message}`, style)
   }
   // The client hung up mid-request: nobody reads the answer, and any client can do it, so one quiet line.

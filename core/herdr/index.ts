@@ -1,9 +1,9 @@
-import { HerdrError, herdrRequest, herdrSubscribe, type Subscription } from './socket.ts'
+import { AGENT_BLOCKED, HerdrError, herdrRequest, herdrSubscribe, type Subscription } from './socket.ts'
 import { DEFAULT_SESSION, qualify, qualifyInPlace, splitId, qualifyId, stripIds, isDefaultSession } from './ids.ts'
 import { scanNamedSessions, sessionSocketPath } from './discovery.ts'
 import type { AgentInfo, PaneInfo, PaneRef } from '../../lib/herdr-types.ts'
 
-export { HerdrError, splitId, qualifyId, qualify, qualifyInPlace, stripIds, DEFAULT_SESSION, isDefaultSession }
+export { AGENT_BLOCKED, HerdrError, splitId, qualifyId, qualify, qualifyInPlace, stripIds, DEFAULT_SESSION, isDefaultSession }
 export type { Subscription }
 export type { PaneRef, PaneInfo, AgentInfo }
 

@@ -1,6 +1,12 @@
 import { createConnection, type Socket } from 'node:net'
 
 /** A herdr error kept as herdr sent it, or a transport failure (`code: 'unreachable' | 'timeout'`). */
+/**
+ * What a client is told when herdr refuses a prompt with `agent_blocked` (herdr 0.8.2 and later:
+ * the agent waits at an approval or question dialog, and nothing was typed).
+ */
+export const AGENT_BLOCKED = 'the agent is waiting at an approval or question dialog, so nothing was typed; answer it first (POST /approve or /send)'
+
 export class HerdrError extends Error {
   constructor(
     public code: string,

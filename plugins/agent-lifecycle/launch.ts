@@ -1,5 +1,5 @@
 import type { PluginContext } from '../../core/plugin.ts'
-import { HerdrError } from '../../core/herdr/index.ts'
+import { AGENT_BLOCKED, HerdrError } from '../../core/herdr/index.ts'
 import { shellState, waitForPrompt } from '../../core/herdr/panes.ts'
 import { HttpError } from '../../core/respond.ts'
 
@@ -87,7 +87,8 @@ export async function launch(ctx: PluginContext, o: { session: string; paneId: s
     await retrying(() => ctx.herdr.call(o.session, 'agent.prompt', { target: o.name, text: o.prompt }), ['agent_not_ready'], 150, 10_000)
     return { name: o.name, prompt_sent: true }
   } catch (err) {
-    return { name: o.name, prompt_sent: false, prompt_error: err instanceof HerdrError ? `${err.code}: ${err.message}` : (err as Error).message }
+    const why = err instanceof HerdrError ? (err.code === 'agent_blocked' ? `agent_blocked: ${AGENT_BLOCKED}` : `${err.code}: ${err.message}`) : (err as Error).message
+    return { name: o.name, prompt_sent: false, prompt_error: why }
   }
 }
 

@@ -30,9 +30,9 @@ async function parse(res: Response) {
  * The simulator and the bridge in one temp HOME, with the simulator's fake agents on the
  * bridge's PATH (so `claude` counts as installed) and every bus event recorded.
  */
-export async function startHostStack(opts: { sessions?: string[] } = {}): Promise<HostStack> {
+export async function startHostStack(opts: { sessions?: string[]; simEnv?: Record<string, string> } = {}): Promise<HostStack> {
   const home = realpathSync(mkdtempSync(join(tmpdir(), 'host-stack-')))
-  const sim = await startSim({ home, testMode: true, sessions: opts.sessions })
+  const sim = await startSim({ home, testMode: true, sessions: opts.sessions, env: opts.simEnv })
   let bridge: TestBridge
   try {
     bridge = await startBridge({ home, env: { PATH: sim.clientEnv().PATH } })
