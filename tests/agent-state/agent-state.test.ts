@@ -61,7 +61,7 @@ describe('GET /agent-state', () => {
         question: 'Do you want to proceed?',
         options: [
           { index: 1, label: 'Yes', selected: true },
-          { index: 2, label: `Yes, and don't ask again for rm commands in ${cwd}`, selected: false },
+          { index: 2, label: `Yes, and don't ask again for rm commands in ${cwd}`, selected: false, risky: true },
           { index: 3, label: 'No, and tell Claude what to do differently (esc)', selected: false },
         ],
         category: 'tool_approval',
@@ -214,6 +214,25 @@ describe('generic fallback', () => {
     expect(card.transcript).toContain('line-20')
     expect(card.detail).toBe(card.transcript.join('\n'))
     expect(card.headline).toBe(card.transcript.at(-1))
+  })
+})
+
+describe('herdr 0.9 kinds', () => {
+  it('each kind herdr 0.9 detects shows its own name on the generic card, and in the snapshot', async () => {
+    // Qwen Code (0.8.2) and Muse (0.9.0) are new; the others were listed before and have no parser here.
+    const kinds = ['qwen', 'muse', 'grok', 'antigravity', 'copilot', 'cursor', 'kiro']
+    const panes: Record<string, string> = {}
+    for (const kind of kinds) {
+      panes[kind] = (await stack.sim.request('workspace.create', { cwd })).root_pane.pane_id
+      await stack.sim.request('sim.set_status', { pane_id: panes[kind], agent: kind, state: 'working' })
+    }
+    for (const kind of kinds) {
+      const card = await cardWhen(panes[kind], (c) => c.agent_status === 'working', `a working ${kind} card`)
+      expect([card.agent_kind, card.parsed]).toEqual([kind, false])
+    }
+    const snap = (await (await get('/snapshot')).json()) as any
+    const agents = snap.result.snapshot.agents as any[]
+    expect(kinds.map((k) => agents.find((a) => a.pane_id === panes[k])?.agent)).toEqual(kinds)
   })
 })
 
