@@ -4,7 +4,14 @@ import { Api } from './lib/api.ts'
 import { loadBridges, saveBridges, upsertBridge, type SavedBridge } from './lib/bridges.ts'
 import { agentTitle, isPlainPane } from './lib/inbox.ts'
 import { FeedClient } from './feedclient.ts'
-import { agentHref, parseRoute } from './route.ts'
+import { agentHref, parseRoute, viewHref, type Route } from './route.ts'
+import { needsYouCount, sinceText } from './lib/triage.ts'
+import { StartView } from './views/start.ts'
+import { SpacesView } from './views/spaces.ts'
+import { TimelineView, UsageView } from './views/activity.ts'
+import { DevicesView } from './views/devices.ts'
+import { AlertsView } from './views/alerts.ts'
+import { NextView } from './views/next.ts'
 import { PairView } from './views/pair.ts'
 import { InboxView } from './views/inbox.ts'
 import { AgentView } from './views/agent.ts'
@@ -91,6 +98,20 @@ export function App() {
     saveBridges(list)
     setBridges(list)
   }
+  const wide = useWide()
+  // One "needs you" count everywhere: the tab title and the installed app's badge.
+  const count = needsYouCount([...feeds.values()].map((f) => ({ agents: f.snapshot.agents ?? [], seen: f.seen })))
+  useEffect(() => {
+    document.title = count ? `(${count}) herdr` : 'herdr'
+    const nav = navigator as Navigator & { setAppBadge?: (n?: number) => Promise<void>; clearAppBadge?: () => Promise<void> }
+    void (count ? nav.setAppBadge?.(count) : nav.clearAppBadge?.())?.catch(() => {})
+  }, [count])
+  // Opening an agent marks it seen up to its current state, on every device of this user.
+  const shown = route.view === 'agent' ? feeds.get(route.bridge)?.snapshot.agents?.find((a) => a.pane_id === route.pane) : undefined
+  useEffect(() => {
+    if (route.view === 'agent' && shown && typeof shown.state_change_seq === 'number') feeds.get(route.bridge)?.markSeen(route.pane, shown.state_change_seq)
+  }, [route.view === 'agent' ? `${route.bridge} ${route.pane}` : '', shown?.state_change_seq])
+  const alerts = bridges.length ? alertsControl(alertRoute({ pushConfig: push, webPushKey: vapid }), bridges) : ''
 
   let body
   if (route.view === 'pair' || bridges.length === 0) {
@@ -117,6 +138,7 @@ export function App() {
             bridgeKey=${b.key}
             pane=${route.pane}
             tab=${route.tab}
+            feed=${feed}
             agent=${agent}
             plain=${isPlainPane(feed.snapshot, route.pane)}
           />`
@@ -125,20 +147,51 @@ export function App() {
           </main>`
   } else if (route.view === 'open') {
     body = html`<${OpenFromNotification} bridges=${bridges} server=${route.server} pane=${route.pane} />`
-  } else {
-    body = html`<${InboxView} bridges=${bridges} feeds=${feeds} onRemove=${(key: string) => update(bridges.filter((x) => x.key !== key))} />`
+  } else if (route.view === 'next') {
+    body = html`<${NextView} feeds=${feeds} />`
+  } else if (route.view !== 'inbox') {
+    body = bridgeView(route, bridges, alerts)
   }
+  const forget = (key: string) => {
+    feeds.get(key)?.dropCache()
+    update(bridges.filter((x) => x.key !== key))
+  }
+  const inbox = html`<${InboxView} bridges=${bridges} feeds=${feeds} onRemove=${forget} compact=${!!body} />`
+  // From 1024 px up the list stays beside whatever is open; on a phone one view at a time.
+  const content = !body
+    ? inbox
+    : wide && route.view !== 'pair' && bridges.length
+      ? html`<div class="split">
+          <aside class="split-list" aria-label="Agents list">${inbox}</aside>
+          <div class="split-detail">${body}</div>
+        </div>`
+      : body
+  const current = route.view === 'agent' ? bridges.find((b) => b.key === route.bridge) : 'bridge' in route && route.bridge ? bridges.find((b) => b.key === route.bridge) : undefined
 
+  const here = route.view
+  const link = (view: string, href: string, label: string, extra: unknown = '') =>
+    html`<a href=${href} class=${here === view ? 'nav-link active' : 'nav-link'} aria-current=${here === view ? 'page' : undefined}>${label}${extra}</a>`
   return html` <a class="skip" href="#content">Skip to content</a>
     <header class="top">
       <a class="brand" href="#/">herdr</a>
       <nav class="row" aria-label="App">
-        ${bridges.length ? alertsControl(alertRoute({ pushConfig: push, webPushKey: vapid }), bridges) : ''}
+        ${alerts}
         <a class="button ghost small" href="#/pair">Add bridge</a>
       </nav>
     </header>
-    <div id="content">${body}</div>
-    <div class="toasts" role="status" aria-live="polite">${currentToasts().map((t) => html`<div key=${t.id} class=${`toast toast-${t.kind}`}>${t.text}</div>`)}</div>`
+    ${
+      bridges.length > 0 &&
+      route.view !== 'pair' &&
+      html`<nav class="sections" aria-label="Sections">
+        ${link('inbox', '#/', 'Inbox', count ? html` <span class="needs" aria-label=${`${count} need you`}>${count}</span>` : '')} ${link('next', '#/next', 'Next')}
+        ${link('start', viewHref('start', current?.key), 'New agent')} ${link('spaces', viewHref('spaces', current?.key), 'Spaces')}
+        ${link('timeline', viewHref('timeline', current?.key), 'Timeline')} ${link('usage', viewHref('usage', current?.key), 'Usage')}
+        ${link('devices', viewHref('devices', current?.key), 'Devices')} ${link('alerts', viewHref('alerts', current?.key), 'Alerts')}
+      </nav>`
+    }
+    <${StaleBanner} feeds=${current ? [feeds.get(current.key)].filter(Boolean) : [...feeds.values()]} />
+    <div id="content">${content}</div>
+    <${Toasts} />`
 }
 
 function reportPush(r: SyncResult): void {
@@ -225,4 +278,71 @@ function alertsControl(route: ReturnType<typeof alertRoute<PushConfig>>, bridges
   if (route?.via === 'fcm') return html`<${PushButton} config=${route.config} bridges=${bridges} />`
   if (route?.via === 'webpush') return html`<${WebPushButton} vapid=${route.key} bridges=${bridges} />`
   return ''
+}
+
+/** Whether the window is wide enough for the list beside the detail (1024 px and up). */
+function useWide(): boolean {
+  const q = '(min-width: 1024px)'
+  const [wide, setWide] = useState(() => matchMedia(q).matches)
+  useEffect(() => {
+    const m = matchMedia(q)
+    const on = () => setWide(m.matches)
+    m.addEventListener('change', on)
+    return () => m.removeEventListener('change', on)
+  }, [])
+  return wide
+}
+
+/** A view of one bridge (`?b=`, else the first paired one). */
+function bridgeView(route: Extract<Route, { bridge?: string; params: URLSearchParams }>, bridges: SavedBridge[], alerts: unknown) {
+  const b = (route.bridge && bridges.find((x) => x.key === route.bridge)) || bridges[0]
+  const feed = b && feeds.get(b.key)
+  if (!b || !feed)
+    return html`<main class="pane">
+      <p>Unknown bridge. <a href="#/">Back to the inbox</a></p>
+    </main>`
+  const k = `${route.view} ${b.key}`
+  switch (route.view) {
+    case 'start':
+      return html`<${StartView} key=${k} feed=${feed} params=${route.params} />`
+    case 'spaces':
+      return html`<${SpacesView} key=${k} feed=${feed} />`
+    case 'timeline':
+      return html`<${TimelineView} key=${k} api=${feed.api} bridgeKey=${b.key} />`
+    case 'usage':
+      return html`<${UsageView} key=${k} api=${feed.api} />`
+    case 'devices':
+      return html`<${DevicesView} key=${k} api=${feed.api} />`
+    case 'alerts':
+      return html`<${AlertsView} key=${k} feed=${feed} alertsControl=${alerts} />`
+  }
+}
+
+/**
+ * When access to a bridge is lost, every view says so above its (greyed) data: since when, and
+ * what to do (Pair again for a refused token).
+ */
+function StaleBanner({ feeds: list }: { feeds: Array<FeedClient | undefined> }) {
+  const stale = list.filter((f): f is FeedClient => !!f && f.stale)
+  if (!stale.length) return null
+  const now = Date.now()
+  return html`<div class="stale-banner" role="alert">
+    ${stale.map(
+      (f) =>
+        html`<p data-state=${f.status}>
+          <strong>${f.api.bridge.name || f.api.bridge.url}</strong>:
+          ${f.status === 'unpaired' ? 'access refused' : f.status === 'offline' ? 'unreachable' : f.status === 'no-herdr' ? 'no herdr' : 'reconnecting'}, showing what was seen
+          ${sinceText(f.lastLive, now)}. ${f.status === 'unpaired' && html`<a class="button small primary" href="#/pair">Pair again</a>`}
+        </p>`,
+    )}
+  </div>`
+}
+
+/** Toasts sit at the bottom, never over the header or tabs; several collapse into one line. */
+function Toasts() {
+  const list = currentToasts()
+  const last = list[list.length - 1]
+  return html`<div class="toasts" role="status" aria-live="polite">
+    ${last && html`<div key=${last.id} class=${`toast toast-${last.kind}`}>${last.text}${list.length > 1 && html` <span class="more">+${list.length - 1} more</span>`}</div>`}
+  </div>`
 }

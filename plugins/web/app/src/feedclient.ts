@@ -1,6 +1,10 @@
 import { Api } from './lib/api.ts'
 import { backoff, feedFrame, SILENCE_MS, type FeedState } from './lib/feed.ts'
 import { unwrapSnapshot, type Snapshot } from './lib/inbox.ts'
+import type { SeenMap } from './lib/triage.ts'
+
+/** The last snapshot of each bridge, for reading while offline (shown marked stale). Not a secret. */
+const CACHE = (key: string) => `herdr-bridge.snapshot.v1.${key}`
 
 /**
  * What the user can act on: `offline` (the bridge does not answer: is it running, is the address
@@ -18,6 +22,12 @@ export class FeedClient {
   snapshot: Snapshot = {}
   status: FeedStatus = 'connecting'
   error = ''
+  /** When the feed was last live (ms): what a stale view says it shows. 0 = never in this page. */
+  lastLive = 0
+  /** The snapshot shown comes from the cache of an earlier visit, not from the bridge. */
+  cached = false
+  /** "Seen" marks shared by this user's devices (GET /seen, then `seen_changed` events). */
+  seen: SeenMap = {}
   private ws: WebSocket | null = null
   private state: FeedState = { seq: -1 }
   private attempt = 0
@@ -29,7 +39,52 @@ export class FeedClient {
   private closed = false
 
   constructor(readonly api: Api) {
+    this.loadCache()
     this.connect()
+  }
+
+  private loadCache(): void {
+    try {
+      const raw = JSON.parse(localStorage.getItem(CACHE(this.api.bridge.key)) ?? 'null')
+      if (raw?.snapshot) {
+        this.snapshot = raw.snapshot
+        this.lastLive = typeof raw.at === 'number' ? raw.at : 0
+        this.cached = true
+      }
+    } catch {
+      /* no cache */
+    }
+  }
+
+  private saveCache(): void {
+    try {
+      localStorage.setItem(CACHE(this.api.bridge.key), JSON.stringify({ at: Date.now(), snapshot: this.snapshot }))
+    } catch {
+      /* full or unavailable: the cache is optional */
+    }
+  }
+
+  /** Whether what is shown may be out of date: not live now (offline, refused, connecting after a drop). */
+  get stale(): boolean {
+    return this.status !== 'live' && (this.cached || this.lastLive > 0)
+  }
+
+  private async loadSeen(): Promise<void> {
+    try {
+      const r = await this.api.get<{ seen?: SeenMap }>('/seen')
+      this.seen = r?.seen ?? {}
+      this.emit()
+    } catch {
+      /* a bridge without the seen plugin: nothing is marked */
+    }
+  }
+
+  /** Marks an agent seen up to its state change, on every device of this user (POST /seen). */
+  markSeen(pane: string, seq: number): void {
+    if ((this.seen[pane]?.seq ?? -1) >= seq) return
+    this.seen = { ...this.seen, [pane]: { seq, at: Date.now() } }
+    this.emit()
+    void this.api.post('/seen', { pane, seq }).catch(() => {})
   }
 
   onChange(fn: () => void): () => void {
@@ -58,14 +113,27 @@ export class FeedClient {
     ws.onmessage = (ev) => {
       if (this.ws !== ws) return
       this.armSilence()
+      // Heartbeats count: "stale since" is the last moment the bridge was heard from.
+      if (this.status === 'live') this.lastLive = Date.now()
       const act = feedFrame(this.state, ev.data)
       if (act.do === 'seed') {
         this.snapshot = unwrapSnapshot(act.snapshot)
         this.status = 'live'
         this.error = ''
         this.attempt = 0
+        this.cached = false
+        this.lastLive = Date.now()
+        this.saveCache()
         this.emit()
+        void this.loadSeen()
       } else if (act.do === 'refetch') {
+        const f = act.frame
+        if (f?.source === 'bridge' && f.type === 'seen_changed' && typeof f.payload?.pane === 'string') {
+          const had = this.seen[f.payload.pane]?.seq ?? -1
+          if (f.payload.seq > had) this.seen = { ...this.seen, [f.payload.pane]: { seq: f.payload.seq, at: f.payload.at } }
+          this.emit()
+          return
+        }
         for (const l of this.deltaListeners) l(act.frame)
         this.scheduleRefetch()
       } else if (act.do === 'reconnect') this.reconnect(0)
@@ -125,6 +193,11 @@ export class FeedClient {
     this.emit()
   }
 
+  /** Forgets the cached snapshot (the bridge was forgotten on this device). */
+  dropCache(): void {
+    localStorage.removeItem(CACHE(this.api.bridge.key))
+  }
+
   private reconnect(delay: number): void {
     const ws = this.ws
     this.ws = null
@@ -155,6 +228,8 @@ export class FeedClient {
   async refetch(): Promise<void> {
     try {
       this.snapshot = unwrapSnapshot(await this.api.get('/snapshot'))
+      this.lastLive = Date.now()
+      this.saveCache()
       this.emit()
     } catch (err: any) {
       if (err?.status === 401) this.setUnpaired()

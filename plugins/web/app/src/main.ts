@@ -1,5 +1,6 @@
 import { render } from 'preact'
 import './style.css'
+import './shell.css'
 import { html } from './ui.ts'
 import { App } from './app.ts'
 import { PUSH_SW, pushOn } from './push.ts'

@@ -1,4 +1,5 @@
 /** The inbox: agents in the bridge's order, grouped by attention, with relative times. */
+import { plainText } from './triage.ts'
 export interface Agent {
   agent: string
   agent_status: string
@@ -19,12 +20,32 @@ export interface Workspace {
   workspace_id: string
   label?: string
   session?: string
+  /** Set when the space is a git checkout herdr tracks (a linked worktree or the main one). */
+  worktree?: { repo_name?: string; repo_root?: string; checkout_path?: string; is_linked_worktree?: boolean; branch?: string }
+}
+
+export interface Pane {
+  pane_id: string
+  agent?: string
+  workspace_id?: string
+  tab_id?: string
+  cwd?: string
+  session?: string
+}
+
+export interface TabInfo {
+  tab_id: string
+  workspace_id: string
+  label?: string
+  number?: number
+  pane_count?: number
 }
 
 export interface Snapshot {
   agents?: Agent[]
   workspaces?: Workspace[]
-  panes?: Array<{ pane_id: string; agent?: string }>
+  panes?: Pane[]
+  tabs?: TabInfo[]
 }
 
 /**
@@ -75,7 +96,7 @@ export function workspaceLabel(snap: Snapshot, agent: Agent): string {
 }
 
 export function agentTitle(a: Agent): string {
-  return a.terminal_title_stripped?.trim() || a.agent || a.pane_id
+  return plainText(a.terminal_title_stripped ?? '') || a.agent || a.pane_id
 }
 
 /** `/snapshot` and the snapshot frame: `{result: {snapshot}}`, `{snapshot}` or the bare body. */

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { html, badge } from '../ui.ts'
 import type { FeedClient } from '../feedclient.ts'
 import { agentTitle, inboxGroups, relativeTime, workspaceLabel } from '../lib/inbox.ts'
+import { longestWaitingFirst, unseen } from '../lib/triage.ts'
 import type { SavedBridge } from '../lib/bridges.ts'
 import { agentHref } from '../route.ts'
 
@@ -9,18 +10,21 @@ interface Props {
   bridges: SavedBridge[]
   feeds: Map<string, FeedClient>
   onRemove: (key: string) => void
+  /** Beside a detail view (two panes): the same list, narrower. */
+  compact?: boolean
 }
 
 /** One column per paired bridge: a bridge's ranks are never compared with another's. */
-export function InboxView({ bridges, feeds, onRemove }: Props) {
+export function InboxView({ bridges, feeds, onRemove, compact }: Props) {
   const [now, setNow] = useState(Date.now())
   useEffect(() => {
     const t = setInterval(() => setNow(Date.now()), 30_000)
     return () => clearInterval(t)
   }, [])
-  return html` <main class="inbox" aria-label="Agents">
+  const Tag = compact ? 'div' : 'main'
+  return html` <${Tag} class=${compact ? 'inbox compact' : 'inbox'} aria-label="Agents">
     ${bridges.map((b) => html`<${BridgeColumn} key=${b.key} bridge=${b} feed=${feeds.get(b.key)} now=${now} onRemove=${onRemove} />`)}
-  </main>`
+  </${Tag}>`
 }
 
 const STATUS_LABEL: Record<string, string> = { live: 'live', connecting: 'connecting…', offline: 'unreachable', unpaired: 'not paired', 'no-herdr': 'no herdr' }
@@ -51,9 +55,11 @@ function FeedState({ feed, status }: { feed?: FeedClient; status: string }) {
 function BridgeColumn({ bridge, feed, now, onRemove }: { bridge: SavedBridge; feed?: FeedClient; now: number; onRemove: (k: string) => void }) {
   const snap = feed?.snapshot ?? {}
   const agents = snap.agents ?? []
-  const groups = inboxGroups(agents)
+  // Grouped by need as the bridge ranks them; those waiting for an answer, longest waiting first.
+  const groups = inboxGroups(agents).map((g) => (g.rank === 0 ? { ...g, agents: longestWaitingFirst(g.agents) } : g))
   const status = feed?.status ?? 'connecting'
-  return html` <section class="bridge" aria-labelledby=${`bt-${bridge.key}`} data-bridge=${bridge.key}>
+  const shells = (snap.panes ?? []).filter((p) => !p.agent)
+  return html` <section class=${feed?.stale ? 'bridge stale' : 'bridge'} aria-labelledby=${`bt-${bridge.key}`} data-bridge=${bridge.key}>
     <header class="bridge-head">
       <h2 id=${`bt-${bridge.key}`}>${bridge.name || bridge.url}</h2>
       <span class=${`conn conn-${status}`} role="status">${STATUS_LABEL[status] ?? status}</span>
@@ -66,6 +72,7 @@ function BridgeColumn({ bridge, feed, now, onRemove }: { bridge: SavedBridge; fe
       </button>
     </header>
     <${FeedState} feed=${feed} status=${status} />
+    ${feed?.stale && html`<p class="stale-note muted small" data-stale="true">Last known state, not live.</p>`}
     ${
       status === 'live' &&
       agents.length === 0 &&
@@ -83,9 +90,15 @@ function BridgeColumn({ bridge, feed, now, onRemove }: { bridge: SavedBridge; fe
               const when = relativeTime(a.last_activity_ts, now)
               const ws = workspaceLabel(snap, a)
               return html` <li key=${a.pane_id}>
-                <a class=${`agent-row status-${a.agent_status}`} href=${agentHref(bridge.key, a.pane_id)} data-pane=${a.pane_id} data-status=${a.agent_status}>
+                <a
+                  class=${`agent-row status-${a.agent_status}`}
+                  href=${agentHref(bridge.key, a.pane_id)}
+                  data-pane=${a.pane_id}
+                  data-status=${a.agent_status}
+                  data-unseen=${unseen(a, feed?.seen) ? 'true' : undefined}
+                >
                   <span class="agent-main">
-                    <span class="agent-title">${agentTitle(a)}</span>
+                    <span class="agent-title">${unseen(a, feed?.seen) && html`<span class="dot" title="Not seen yet" aria-label="new"></span>`}${agentTitle(a)}</span>
                     <span class="agent-meta">
                       <span class="kind">${a.agent}</span>
                       ${ws && html`<span class="ws" title="Workspace">${ws}</span>`} ${a.branch && html`<span class="branch" title="Branch">⎇ ${a.branch}</span>`}
@@ -101,5 +114,22 @@ function BridgeColumn({ bridge, feed, now, onRemove }: { bridge: SavedBridge; fe
           </ul>
         </div>`,
     )}
+    ${
+      shells.length > 0 &&
+      html`<div class="group" role="group" aria-label="Shells">
+        <h3 class="group-title">Shells <span class="count">${shells.length}</span></h3>
+        <ul class="agents shells">
+          ${shells.map(
+            (p) =>
+              html`<li key=${p.pane_id}>
+                <a class="shell-row" href=${agentHref(bridge.key, p.pane_id, 'terminal')} data-pane=${p.pane_id}>
+                  <span class="agent-title">Shell ${p.pane_id}</span>
+                  <span class="agent-meta">${p.cwd ?? ''}</span>
+                </a>
+              </li>`,
+          )}
+        </ul>
+      </div>`
+    }
   </section>`
 }

@@ -1,0 +1,136 @@
+import { useEffect, useState } from 'preact/hooks'
+import { html, badge, errText } from '../ui.ts'
+import type { Api } from '../lib/api.ts'
+import { relativeTime } from '../lib/inbox.ts'
+import { plainText } from '../lib/triage.ts'
+import { agentHref } from '../route.ts'
+
+interface Entry {
+  ts: number
+  pane: string
+  agent: string
+  workspace: string
+  title?: string
+  from?: string
+  to: string
+  prev_ms?: number
+}
+
+const dur = (ms?: number) =>
+  ms === undefined ? '' : ms < 60_000 ? `${Math.round(ms / 1000)} s` : ms < 3_600_000 ? `${Math.round(ms / 60_000)} min` : `${(ms / 3_600_000).toFixed(1)} h`
+
+/** Status history, newest first (GET /timeline): for every agent, or one pane's. */
+export function Timeline({ api, pane, bridgeKey }: { api: Api; pane?: string; bridgeKey: string }) {
+  const [entries, setEntries] = useState<Entry[] | null>(null)
+  const [error, setError] = useState('')
+  const now = Date.now()
+  useEffect(() => {
+    api.get<{ entries: Entry[] }>(`/timeline?limit=100${pane ? `&pane=${encodeURIComponent(pane)}` : ''}`).then(
+      (r) => setEntries(r.entries),
+      (err) => setError(errText(err)),
+    )
+  }, [api, pane])
+  if (error) return html`<p class="error" role="alert">${error}</p>`
+  if (!entries) return html`<p class="muted">Loading the timeline…</p>`
+  if (!entries.length) return html`<p class="muted">No status changes recorded yet.</p>`
+  return html`<ol class="timeline" aria-label="Timeline">
+    ${entries.map(
+      (e) =>
+        html`<li class="tl-row" data-pane=${e.pane} data-to=${e.to}>
+          <time datetime=${new Date(e.ts).toISOString()} title=${new Date(e.ts).toLocaleString()}>${relativeTime(e.ts, now) || '—'}</time>
+          ${!pane ? html`<a href=${agentHref(bridgeKey, e.pane)}>${plainText(e.title ?? '') || e.agent}</a>` : ''}
+          <span class="tl-change">${e.from ? html`${badge(e.from)} → ` : ''}${badge(e.to)}</span>
+          ${e.prev_ms !== undefined && html`<span class="muted small">after ${dur(e.prev_ms)}</span>`}
+        </li>`,
+    )}
+  </ol>`
+}
+
+interface PortRow {
+  port: number
+  bind: string
+  proc: string
+  loopback: boolean
+  pane?: string
+  url?: string
+}
+
+/** Dev servers an agent started (GET /ports?pane=), with the link the bridge relays them on. */
+export function Ports({ api, pane }: { api: Api; pane?: string }) {
+  const [ports, setPorts] = useState<PortRow[] | null>(null)
+  const [error, setError] = useState('')
+  useEffect(() => {
+    api.get<{ ports: PortRow[] }>(`/ports${pane ? `?pane=${encodeURIComponent(pane)}` : ''}`).then(
+      (r) => setPorts(r.ports),
+      (err) => setError(errText(err)),
+    )
+  }, [api, pane])
+  if (error) return html`<p class="muted small">Ports: ${error}</p>`
+  if (!ports) return null
+  if (!ports.length) return html`<p class="muted small">No dev server listening${pane ? ' from this pane' : ''}.</p>`
+  return html`<ul class="ports" aria-label="Dev servers">
+    ${ports.map(
+      (p) =>
+        html`<li>
+          ${p.url ? html`<a href=${p.url} target="_blank" rel="noopener">:${p.port}</a>` : html`<span>:${p.port}</span>`}
+          <span class="muted small">${p.proc} on ${p.bind}</span>
+        </li>`,
+    )}
+  </ul>`
+}
+
+/** An agent's own activity: its timeline and the dev servers it runs. */
+export function ActivityTab({ api, pane, bridgeKey }: { api: Api; pane: string; bridgeKey: string }) {
+  return html`<section class="activity" aria-label="Activity">
+    <h3>Dev servers</h3>
+    <${Ports} api=${api} pane=${pane} />
+    <h3>Timeline</h3>
+    <${Timeline} api=${api} pane=${pane} bridgeKey=${bridgeKey} />
+  </section>`
+}
+
+export function TimelineView({ api, bridgeKey }: { api: Api; bridgeKey: string }) {
+  return html`<main class="pane view" aria-labelledby="tl-title">
+    <h1 id="tl-title">Timeline</h1>
+    <${Timeline} api=${api} bridgeKey=${bridgeKey} />
+    <h3>Dev servers</h3>
+    <${Ports} api=${api} />
+  </main>`
+}
+
+/** Quota per agent kind (GET /usage): each window's use and when it resets. */
+export function UsageView({ api }: { api: Api }) {
+  const [usage, setUsage] = useState<Record<string, any> | null>(null)
+  const [error, setError] = useState('')
+  useEffect(() => {
+    api.get<Record<string, any>>('/usage').then(setUsage, (err) => setError(errText(err)))
+  }, [api])
+  const kinds = usage ? Object.entries(usage).filter(([k]) => k !== 'fetched_at') : []
+  return html`<main class="pane view" aria-labelledby="usage-title">
+    <h1 id="usage-title">Usage</h1>
+    ${error && html`<p class="error" role="alert">${error}</p>`} ${!usage && !error && html`<p class="muted">Reading quotas…</p>`}
+    ${usage && !kinds.length && html`<p class="muted">No agent kind on this bridge reports a quota.</p>`}
+    ${kinds.map(
+      ([kind, u]) =>
+        html`<section class="usage" data-kind=${kind} aria-label=${`${kind} usage`}>
+          <h2>${kind} ${u.subscription_type && html`<span class="muted small">${u.subscription_type}</span>`}</h2>
+          ${!u.available && html`<p class="muted small">${u.reason || 'not available'}</p>`}
+          ${
+            u.available &&
+            Object.entries(u)
+              .filter(([, w]: [string, any]) => w && typeof w === 'object' && typeof w.utilization === 'number')
+              .map(
+                ([name, w]: [string, any]) =>
+                  html`<div class="meter-row">
+                    <span class="meter-name">${name.replace(/_/g, ' ')}</span>
+                    <meter min="0" max="100" value=${w.utilization} aria-label=${`${name} used`}></meter>
+                    <span>${Math.round(w.utilization)}%</span>
+                    ${w.resets_at && html`<span class="muted small">resets ${new Date(w.resets_at).toLocaleString()}</span>`}
+                  </div>`,
+              )
+          }
+        </section>`,
+    )}
+    ${usage && html`<p class="muted small">Read ${new Date(usage.fetched_at).toLocaleTimeString()}.</p>`}
+  </main>`
+}

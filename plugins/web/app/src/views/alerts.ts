@@ -1,0 +1,101 @@
+import { useEffect, useState } from 'preact/hooks'
+import { html, errText } from '../ui.ts'
+import type { FeedClient } from '../feedclient.ts'
+import { agentTitle } from '../lib/inbox.ts'
+import { ActionButton } from './action.ts'
+
+/** How long "Mute" lasts: an hour, eight hours, or until unmuted (0). */
+export const MUTE_FOR: Array<[string, number]> = [
+  ['1 h', 3_600_000],
+  ['8 h', 8 * 3_600_000],
+  ['Until I unmute', 0],
+]
+
+export async function mute(feed: FeedClient, pane: string, ms: number): Promise<string> {
+  await feed.api.post('/notify/mute', ms ? { pane, until: Date.now() + ms } : { pane })
+  return ms ? `Muted until ${new Date(Date.now() + ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })}` : 'Muted until you unmute'
+}
+
+export const untilText = (until: number) =>
+  until === 0 ? 'until you unmute' : `until ${new Date(until).toLocaleString([], { weekday: 'short', hour: '2-digit', minute: '2-digit' })}`
+
+/**
+ * Alert settings for this device on one bridge: the ways this bridge can alert it (GET
+ * /notify/web), each agent's mute (1 h, 8 h, until unmuted; POST /notify/mute|unmute).
+ */
+export function AlertsView({ feed, alertsControl }: { feed: FeedClient; alertsControl: unknown }) {
+  const api = feed.api
+  const [web, setWeb] = useState<{ push_config: boolean; webpush_key: boolean } | null>(null)
+  const [mutes, setMutes] = useState<Record<string, number> | null>(null)
+  const [error, setError] = useState('')
+  const load = () =>
+    api.get<{ mutes: Record<string, number> }>('/notify/mutes').then(
+      (r) => setMutes(r.mutes ?? {}),
+      (err) => setError(errText(err)),
+    )
+  useEffect(() => {
+    void load()
+    api.get('/notify/web').then(setWeb, () => setWeb(null))
+  }, [api])
+  const agents = feed.snapshot.agents ?? []
+  const now = Date.now()
+  return html`<main class="pane view alerts-view" aria-labelledby="alerts-title">
+    <h1 id="alerts-title">Alerts</h1>
+    <section aria-labelledby="ch-title">
+      <h2 id="ch-title">Channels for this device</h2>
+      ${
+        web
+          ? html`<ul class="channels">
+              <li>In this page: <strong>on</strong> while the app is open (blocked and done agents).</li>
+              <li>Web Push: ${web.webpush_key ? html`<strong>offered</strong> by this bridge` : html`<span class="muted">not set up on this bridge</span>`}</li>
+              <li>Firebase push: ${web.push_config ? html`<strong>offered</strong> by this bridge` : html`<span class="muted">not set up on this bridge</span>`}</li>
+            </ul>`
+          : html`<p class="muted small">This bridge does not say which channels it has.</p>`
+      }
+      <div class="row">${alertsControl}</div>
+      <div class="row" id="alert-test-slot" data-slot="send-test-alert"></div>
+    </section>
+    <section aria-labelledby="mute-title">
+      <h2 id="mute-title">Mute an agent</h2>
+      ${error && html`<p class="error" role="alert">${error}</p>`} ${agents.length === 0 && html`<p class="muted small">No agents running.</p>`}
+      <ul class="mutes">
+        ${agents.map((a) => {
+          const until = mutes?.[a.pane_id]
+          const muted = until !== undefined && (until === 0 || until > now)
+          return html`<li class="mute-row" data-pane=${a.pane_id}>
+            <span class="grow">${agentTitle(a)} <span class="muted small">${a.agent}</span></span>
+            ${
+              muted
+                ? html`<span class="small">Muted ${untilText(until!)}</span>
+                    <${ActionButton}
+                      label="Unmute"
+                      small
+                      run=${async () => {
+                        await api.post('/notify/unmute', { pane: a.pane_id })
+                        await load()
+                        return `Alerts for ${agentTitle(a)} are on again`
+                      }}
+                    />`
+                : MUTE_FOR.map(
+                    ([label, ms]) =>
+                      html`<${ActionButton}
+                        label=${label === 'Until I unmute' ? 'Mute' : `Mute ${label}`}
+                        small
+                        run=${async () => {
+                          const r = await mute(feed, a.pane_id, ms)
+                          await load()
+                          return `${agentTitle(a)}: ${r}`
+                        }}
+                      />`,
+                  )
+            }
+          </li>`
+        })}
+      </ul>
+    </section>
+    <section aria-labelledby="quiet-title">
+      <h2 id="quiet-title">Quiet hours</h2>
+      <p class="muted small">Not offered by this bridge yet: mute the agents for 8 h instead.</p>
+    </section>
+  </main>`
+}

@@ -1,0 +1,95 @@
+import { useEffect, useState } from 'preact/hooks'
+import { html, errText } from '../ui.ts'
+import type { Api } from '../lib/api.ts'
+import { relativeTime } from '../lib/inbox.ts'
+import { ActionButton } from './action.ts'
+
+interface Device {
+  id: string
+  name: string
+  role: string
+  paired_at: number
+  last_seen?: number
+}
+
+const ROLE_TEXT: Record<string, string> = {
+  viewer: 'watches agents; cannot answer, type or change anything',
+  default: 'watches and acts on agents',
+  owner: 'also manages the paired devices',
+}
+
+/** This device's role (GET /device); an owner lists, renames and revokes devices (GET /devices, POST /devices/rename|revoke). */
+export function DevicesView({ api }: { api: Api }) {
+  const [me, setMe] = useState<{ id: string; name: string; role: string } | null>(null)
+  const [list, setList] = useState<Device[] | null>(null)
+  const [error, setError] = useState('')
+  const load = async () => {
+    try {
+      const m = await api.get('/device')
+      setMe(m)
+      if (m.role === 'owner') setList((await api.get<{ devices: Device[] }>('/devices')).devices)
+    } catch (err) {
+      setError(errText(err))
+    }
+  }
+  useEffect(() => void load(), [api])
+  const now = Date.now()
+  return html`<main class="pane view" aria-labelledby="dev-title">
+    <h1 id="dev-title">Devices</h1>
+    ${error && html`<p class="error" role="alert">${error}</p>`}
+    ${
+      me &&
+      html`<p class="me" data-role=${me.role}>
+        This device${me.name ? html` (<strong>${me.name}</strong>)` : ''} is <strong class="role">${me.role}</strong>: ${ROLE_TEXT[me.role] ?? ''}.
+      </p>`
+    }
+    ${
+      me &&
+      me.role !== 'owner' &&
+      html`<p class="muted small">
+        Only an owner device manages devices. On the host: <code>bridge devices role ${me.id || '<id>'} owner</code>, or pair one with <code>bridge pair --role owner</code>.
+      </p>`
+    }
+    ${
+      list &&
+      html`<ul class="devices" aria-label="Paired devices">
+        ${list.map((d) => html`<${DeviceRow} key=${d.id} api=${api} device=${d} mine=${d.id === me?.id} now=${now} onChange=${load} />`)}
+      </ul>`
+    }
+  </main>`
+}
+
+function DeviceRow({ api, device: d, mine, now, onChange }: { api: Api; device: Device; mine: boolean; now: number; onChange: () => void }) {
+  const [name, setName] = useState(d.name)
+  return html`<li class="device" data-device=${d.id}>
+    <div class="row">
+      <label class="sr-only" for=${`dn-${d.id}`}>Name of ${d.name}</label>
+      <input id=${`dn-${d.id}`} class="device-name" value=${name} maxlength=${100} onInput=${(e: any) => setName(e.currentTarget.value)} />
+      <span class="tag">${d.role}</span> ${mine && html`<span class="muted small">this device</span>`}
+    </div>
+    <div class="row">
+      <span class="muted small">paired ${new Date(d.paired_at).toLocaleDateString()}${d.last_seen ? `, seen ${relativeTime(d.last_seen, now) || 'now'} ago` : ''}</span>
+      <${ActionButton}
+        label="Rename"
+        small
+        disabled=${!name.trim() || name === d.name}
+        run=${async () => {
+          const r = await api.post<{ name: string }>('/devices/rename', { id: d.id, name })
+          onChange()
+          return `Renamed to ${r.name}`
+        }}
+      />
+      <${ActionButton}
+        label="Revoke"
+        small
+        danger
+        confirm=${mine ? 'Revoke this very device? It stops working at once and must pair again.' : `Revoke ${d.name}? Its token stops working at once.`}
+        run=${async () => {
+          await api.post('/devices/revoke', { id: d.id })
+          onChange()
+          return `Revoked ${d.name}`
+        }}
+      />
+    </div>
+  </li>`
+}

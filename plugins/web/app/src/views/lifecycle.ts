@@ -1,0 +1,65 @@
+import { html } from '../ui.ts'
+import type { FeedClient } from '../feedclient.ts'
+import type { Agent } from '../lib/inbox.ts'
+import { agentHref, viewHref } from '../route.ts'
+import { ActionButton } from './action.ts'
+import { MUTE_FOR, mute } from './alerts.ts'
+
+/**
+ * An agent's lifecycle from its view: restart (a fresh conversation), stop (asks first; the pane
+ * stays as a shell), close the pane; a plain shell offers "Start agent here". Mute for 1 h / 8 h.
+ */
+export function AgentActions({ feed, pane, agent, plain }: { feed: FeedClient; pane: string; agent?: Agent; plain?: boolean }) {
+  const api = feed.api
+  const key = api.bridge.key
+  const refresh = (text: string) => (void feed.refetch(), text)
+  return html`<div class="agent-actions row" role="group" aria-label="Agent actions">
+    ${
+      agent &&
+      html`<${ActionButton}
+          label="Restart"
+          small
+          busyLabel="Restarting…"
+          confirm=${`Restart ${agent.agent}? Its conversation is lost; it starts fresh in the same folder.`}
+          run=${async () => {
+            const r = await api.request<any>('/agent/restart', { method: 'POST', json: { pane_id: pane }, timeoutMs: 150_000 })
+            return refresh(`Restarted ${r.kind} (${r.name})`)
+          }}
+        />
+        <${ActionButton}
+          label="Stop"
+          small
+          danger
+          busyLabel="Stopping…"
+          confirm=${`Stop ${agent.agent}? The pane stays open as a shell.`}
+          run=${async () => {
+            const r = await api.request<any>('/agent/stop', { method: 'POST', json: { pane_id: pane }, timeoutMs: 150_000 })
+            return refresh(`Stopped ${r.kind} in ${r.pane_id}`)
+          }}
+        />`
+    }
+    ${
+      agent &&
+      html`<a class="button small ghost" href=${agentHref(key, pane, 'activity')}>Activity</a> <a class="button small ghost" href=${agentHref(key, pane, 'commands')}>Commands</a>`
+    }
+    ${plain && html`<a class="button small" href=${viewHref('start', key, { where: 'pane', pane })}>Start agent here</a>`}
+    <${ActionButton}
+      label="Close pane"
+      small
+      danger
+      confirm=${agent ? `Close this pane and the ${agent.agent} agent in it?` : 'Close this shell pane?'}
+      run=${async () => {
+        await api.post('/pane/close', { pane_id: pane })
+        location.hash = '#/'
+        return refresh(`Closed pane ${pane}`)
+      }}
+    />
+    ${
+      agent &&
+      html`<details class="mute-menu">
+        <summary class="button small ghost">Mute…</summary>
+        <div class="row">${MUTE_FOR.map(([label, ms]) => html`<${ActionButton} label=${label} small run=${() => mute(feed, pane, ms)} />`)}</div>
+      </details>`
+    }
+  </div>`
+}
