@@ -10,6 +10,16 @@ export interface CardOption {
   selected: boolean
   /** Raw keystroke for an option with no number (`esc`). */
   key?: string
+  /** Choosing it widens what the agent may do unasked ("don't ask again", bypass modes): clients ask once more. */
+  risky?: boolean
+}
+
+/** Option labels that widen an agent's permissions beyond this one question. */
+export const RISKY_OPTION = /\bdon['’]t ask again\b|\balways allow\b|\ballow all\b|\bbypass\b|\bskip (all )?permissions\b/i
+
+/** The options with `risky: true` on those whose label widens permissions (`test` by default {@link RISKY_OPTION}). */
+export function markRisky(options: CardOption[], test: RegExp = RISKY_OPTION): CardOption[] {
+  return options.map((o) => (test.test(o.label) ? { ...o, risky: true } : o))
 }
 
 // CSI, OSC (BEL or ST terminated), other two-byte escapes, then stray control bytes but \n and \t.

@@ -27,7 +27,9 @@ const cardSchema = v.object({
   blocked: v.optional(
     v.object({
       question: v.string(),
-      options: v.array(v.object({ index: v.pipe(v.number(), v.integer(), v.minValue(0)), label: v.string(), selected: v.boolean(), key: v.optional(v.string()) })),
+      options: v.array(
+        v.object({ index: v.pipe(v.number(), v.integer(), v.minValue(0)), label: v.string(), selected: v.boolean(), key: v.optional(v.string()), risky: v.optional(v.boolean()) }),
+      ),
       category: v.optional(v.string()),
     }),
   ),

@@ -17,6 +17,7 @@ import {
   toOption,
   truncate,
   unbox,
+  markRisky,
 } from '../../lib/kit.ts'
 
 const lines = (text: string) => screenLines(text).map((l) => unbox(l))
@@ -58,7 +59,7 @@ export function parseClaudeScreen(screen: string): ScreenParse | null {
     const qi = questionAbove(ls, anchor)
     const question = qi >= 0 ? cleanText(ls[qi]) : ''
     if (options.length <= 1 && ls.some((l) => /\besc to cancel\b/i.test(l))) options.push({ index: 0, label: 'No', selected: false, key: 'esc' })
-    return { question, options, context: context(ls, qi >= 0 ? qi : anchor, question) }
+    return { question, options: markRisky(options), context: context(ls, qi >= 0 ? qi : anchor, question) }
   }
   const lastRule = findLastIndex(ls, isRule)
   return scan(ls, lastRule + 1) ?? (lastRule >= 0 ? scan(ls, 0) : null)
@@ -94,7 +95,7 @@ function scan(ls: string[], from: number): ScreenParse | null {
     }
   }
   if (!question && !options.length) return null
-  return { question, options, context: context(ls, qi >= 0 ? qi : ls.length, question) }
+  return { question, options: markRisky(options), context: context(ls, qi >= 0 ? qi : ls.length, question) }
 }
 
 /** What is being approved: content lines between the last rule above the question and the question. */

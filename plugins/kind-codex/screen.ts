@@ -19,6 +19,7 @@ import {
   truncate,
   unbox,
   countsUp,
+  markRisky,
 } from '../../lib/kit.ts'
 
 const MARKERS = /^[›❯>]\s*/
@@ -55,7 +56,7 @@ export function parseCodexScreen(screen: string): ScreenParse | null {
     const c = cleanText(l)
     if (c) context.push(c)
   }
-  return { question: qi >= 0 ? cleanText(ls[qi]) : '', options, context: context.join('\n') }
+  return { question: qi >= 0 ? cleanText(ls[qi]) : '', options: markRisky(options), context: context.join('\n') }
 }
 
 export const codexScreen: ScreenCapability = {

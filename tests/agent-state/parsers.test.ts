@@ -28,7 +28,7 @@ describe('claude screens', () => {
       question: 'Do you want to proceed?',
       options: [
         { index: 1, label: 'Yes', selected: true },
-        { index: 2, label: "Yes, and don't ask again for rm commands in /src/app", selected: false },
+        { index: 2, label: "Yes, and don't ask again for rm commands in /src/app", selected: false, risky: true },
         { index: 3, label: 'No, and tell Claude what to do differently (esc)', selected: false },
       ],
       context: 'Bash command\nrm -rf build\nRemove the stale build output',
@@ -229,7 +229,7 @@ describe('codex approval', () => {
       question: 'Would you like to run the following command?',
       options: [
         { index: 1, label: 'Yes, proceed (y)', selected: true },
-        { index: 2, label: "Yes, and don't ask again for this command (a)", selected: false },
+        { index: 2, label: "Yes, and don't ask again for this command (a)", selected: false, risky: true },
         { index: 3, label: 'No, and tell Codex what to do differently (esc)', selected: false },
       ],
       context: '$ rm -rf dist',
