@@ -7,6 +7,7 @@ import { startSim, type Sim } from '../harness/sim.ts'
 import { createBus } from '../../core/bus.ts'
 import { createHerdr } from '../../core/herdr/index.ts'
 import { watchHerdr } from '../../cli/herdr-watch.ts'
+import { nodeSupportWarning } from '../../lib/node-support.ts'
 import { sandbox, startDaemon, type Daemon } from './helpers.ts'
 
 // Each CLI call is a new node process: on a loaded 2-core machine one can take seconds.
@@ -81,5 +82,9 @@ describe('a herdr newer than any tested', () => {
       'herdr session default: herdr 0.10.0 (protocol 23) is newer than this bridge was tested with (herdr 0.9.1, protocol 22); it should work, and a feature the server lacks fails only that action'
     expect(d.output().split(notice).length - 1).toBe(1)
     expect(d.output()).not.toContain('older than')
+    // The Node line: on Node 20 one warning at start, on a supported Node none.
+    const oldNode = nodeSupportWarning()
+    if (oldNode) expect(d.output().split(oldNode).length - 1).toBe(1)
+    else expect(d.output()).not.toContain('past its end of life')
   })
 })
