@@ -3,6 +3,7 @@ import { link, rename, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { defineBridgePlugin, defineBridgeRoute, type PluginContext, type RouteDef } from '../../core/plugin.ts'
 import { fail, text } from '../../core/respond.ts'
+import { drainBody } from '../../core/body.ts'
 import { HerdrError } from '../../core/herdr/index.ts'
 import { sniffImage, sniffDocument, type Verdict } from './sniff.ts'
 import { ensureDropDir, dropName, prune, DROP_DIR, type DropKind } from './drop-dir.ts'
@@ -61,7 +62,11 @@ function route(kind: Kind): RouteDef {
       if (declared !== null) {
         const n = Number(declared)
         if (n === 0) fail(400, 'empty body')
-        if (n > kind.cap) return tooLarge()
+        if (n > kind.cap) {
+          // Dropped within bounds first (core/body.ts), so a client that writes before it reads sees the 413.
+          await drainBody(request, kind.cap, ctx.limits.body_idle_ms)
+          return tooLarge()
+        }
       }
       const cwd = await dropCwd(ctx, query.pane)
       const shown = join(cwd, DROP_DIR, kind.dir)
