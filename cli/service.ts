@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { homedir, userInfo } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -165,7 +165,9 @@ export async function serviceInstall(opts: { addr?: string; dir?: string; print?
   const before = existsSync(file) ? readFileSync(file) : null
   mkdirSync(dirname(file), { recursive: true })
   // 0600: the unit may carry tokens from the environment (BRIDGE_NTFY_TOKEN, BRIDGE_WEBHOOK_SECRET).
+  // writeFileSync's mode applies only to a new file: a reinstall over a looser unit sets it too.
   writeFileSync(file, text, { mode: 0o600 })
+  chmodSync(file, 0o600)
   try {
     if (isMac()) {
       const domain = `gui/${userInfo().uid}`

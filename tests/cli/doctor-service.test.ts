@@ -173,6 +173,13 @@ describe.runIf(process.platform === 'linux')('bridge service on systemd', () => 
     expect(text).not.toMatch(/BRIDGE_(ADDR|DIR|ADMIN_TOKEN)=/)
   })
 
+  it('a reinstall over a unit someone loosened sets 0600 again', async () => {
+    chmodSync(unit, 0o644)
+    const r = await cli(['service', 'install', '--addr', '127.0.0.1:9788', '--dir', join(box.root, 'svc-data')], senv)
+    expect(r.exitCode, String(r.stderr)).toBe(0)
+    expect(statSync(unit).mode & 0o777).toBe(0o600)
+  })
+
   it("status passes the service manager's report and exit code through", async () => {
     reset()
     const r = await cli(['service', 'status'], senv)
