@@ -75,7 +75,8 @@ const isLoopback = (h: string) => /^127\./.test(h) || h === '[::1]' || h === 'lo
 
 /** TLS to a loopback bridge trusting exactly the certificate its run file names. */
 function pinnedAgent(fingerprint: string): Dispatcher {
-  const connect = buildConnector({ rejectUnauthorized: false })
+  // No session resumption: a resumed TLS session presents no certificate to compare.
+  const connect = buildConnector({ rejectUnauthorized: false, maxCachedSessions: 0 })
   return new Agent({
     connect(opts, cb) {
       connect(opts, (err, socket) => {
