@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { simProfile } from '../harness/sim.ts'
 import { useSim } from './helpers.ts'
 
 const T = 30000
@@ -70,6 +71,33 @@ describe('worktrees', () => {
       await sub.next((e) => e.event === 'workspace_closed' && e.data.workspace_id === created.workspace.workspace_id)
       expect((await sim().call('worktree.remove', { workspace_id: ws.workspace.workspace_id })).error?.code).toBe('not_linked_worktree')
       sub.close()
+    },
+    T,
+  )
+  it(
+    'closing a primary workspace: its worktree workspaces stay open, unless herdr 0.9 is asked for the group (close_group)',
+    async () => {
+      const repo = path.join(home(), 'grouped')
+      fs.mkdirSync(repo, { recursive: true })
+      execFileSync('git', ['-C', repo, 'init', '-q', '-b', 'main'])
+      execFileSync('git', ['-C', repo, '-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'init'])
+      const open = async () => ((await sim().request('workspace.list', {})).workspaces as { workspace_id: string }[]).map((w) => w.workspace_id)
+      const group = async (branch: string) => {
+        const primary = (await sim().request('workspace.create', { cwd: repo })).workspace.workspace_id as string
+        const linked = (await sim().request('worktree.create', { workspace_id: primary, branch, path: path.join(home(), `grouped-${branch}`) })).workspace.workspace_id as string
+        return { primary, linked }
+      }
+      const plain = await group('one')
+      await sim().request('workspace.close', { workspace_id: plain.primary })
+      expect(await open()).not.toContain(plain.primary)
+      expect(await open()).toContain(plain.linked)
+      await sim().request('workspace.close', { workspace_id: plain.linked })
+
+      const asked = await group('two')
+      await sim().request('workspace.close', { workspace_id: asked.primary, close_group: true })
+      expect(await open()).not.toContain(asked.primary)
+      // herdr 0.8 has no close_group (the field is ignored): the worktree workspace stays.
+      expect((await open()).includes(asked.linked)).toBe(!simProfile().closeGroup)
     },
     T,
   )
