@@ -28,7 +28,7 @@ const mib = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`
 const status = (pid: number, key: string) => Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024
 
 /** Code held per script URL: SharedFunctionInfos, what hangs off them (bytecode, metadata) and the script's source. */
-function codeByScript(file: string): { byScript: Map<string, number>; total: number; heap: number } {
+function codeByScript(file: string): { byScript: Map<string, number>; total: number; heap: number; byKind: Map<string, number> } {
   const snap = JSON.parse(readFileSync(file, 'utf8'))
   const meta = snap.snapshot.meta
   const nf = meta.node_fields.length
@@ -52,7 +52,14 @@ function codeByScript(file: string): { byScript: Map<string, number>; total: num
   const edgeName = (e: number) => (eTypes[edges[e]] === 'element' || eTypes[edges[e]] === 'hidden' ? String(edges[e + 1]) : strings[edges[e + 1]])
   const target = (e: number) => edges[e + 2] / nf
   let heap = 0
-  for (let i = 0; i < count; i++) heap += size(i)
+  // Shallow sizes by kind: node type, and the constructor for objects.
+  const byKind = new Map<string, number>()
+  for (let i = 0; i < count; i++) {
+    heap += size(i)
+    const t = nTypes[nodes[i * nf + iType]]
+    const k = t === 'object' ? `object ${name(i)}` : t === 'code' ? 'code (functions, bytecode, metadata)' : t
+    byKind.set(k, (byKind.get(k) ?? 0) + size(i))
+  }
 
   // Script nodes: code nodes with a `source` edge, named by their URL.
   const url = new Map<number, string>()
@@ -90,7 +97,7 @@ function codeByScript(file: string): { byScript: Map<string, number>; total: num
     add(url.get(script)!, n)
     total += n
   }
-  return { byScript, total, heap }
+  return { byScript, total, heap, byKind }
 }
 
 /** A script URL → the package or bridge folder it belongs to. */
@@ -167,7 +174,10 @@ export async function run(): Promise<void> {
     console.log(`  RSS   bridge ${mib(rss.bridge)}   bare node HTTP server ${mib(rss.floor)}   (+${mib(rss.bridge - rss.floor)})`)
     console.log(`  V8 heap (snapshot)   bridge ${mib(snaps.bridge.heap)}   floor ${mib(snaps.floor.heap)}   (+${mib(snaps.bridge.heap - snaps.floor.heap)})`)
     console.log(`  code and sources held (functions, bytecode, script text): bridge ${mib(snaps.bridge.total)}, floor ${mib(snaps.floor.total)}`)
-    console.log('  by package or bridge folder (top 20):')
+    console.log('  V8 heap by kind, bridge minus floor (top 12):')
+    const kinds = [...snaps.bridge.byKind].map(([k, n]) => [k, n - (snaps.floor.byKind.get(k) ?? 0)] as const)
+    for (const [k, n] of kinds.sort((a, c) => c[1] - a[1]).slice(0, 12)) console.log(`    ${mib(n).padStart(9)}  ${k}`)
+    console.log('  code and sources by package or bridge folder (top 20):')
     for (const [g, n] of [...groups].sort((a, c) => c[1] - a[1]).slice(0, 20)) console.log(`    ${mib(n).padStart(9)}  ${g}`)
   } finally {
     for (const p of procs) if (p.exitCode === null) p.kill('SIGTERM')
