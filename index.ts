@@ -16,5 +16,10 @@ export {
   type RouteDef,
   type WsRouteDef,
 } from './core/plugin.ts'
+export { defineNotifierPlugin, type Notifier, type NotifierPluginDef } from './core/notify/notifier.ts'
+export type { ChannelStatus } from './core/notify/channels.ts'
+export type { AlertEvent, DismissEvent, Delivery } from './lib/notify/events.ts'
+export { pluginConfig, type PluginConfigSpec } from './core/plugin-config.ts'
+export type { Services } from './core/services.ts'
 export { defaultPlugins } from './bridge.config.ts'
 export * from './lib/kit.ts'

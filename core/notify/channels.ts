@@ -123,7 +123,6 @@ export function createChannelRegistry(opts: { waitMs?: number } = {}): ChannelRe
         [...channels.values()].filter((c) => forChannel(ev, c.name)),
         (c) => c.alert(ev),
       ),
-    dismiss: (ev) =>
-      settle([...channels.values()], (c) => c.dismiss(ev)),
+    dismiss: (ev) => settle([...channels.values()], (c) => c.dismiss(ev)),
   }
 }

@@ -1,6 +1,8 @@
 import { defineBridgePlugin, type BusSubscription, type PluginContext, type PluginDef, type RouteDef } from '../plugin.ts'
 import type { AlertEvent, Delivery, DismissEvent } from '../../lib/notify/events.ts'
 import type { ChannelStatus } from './channels.ts'
+import { pluginConfig, type PluginConfigSpec } from '../plugin-config.ts'
+import type { GenericSchema } from 'valibot'
 
 /**
  * A notifier plugin: one delivery channel, registered at setup in the `notifyChannels` service.
@@ -18,12 +20,17 @@ export interface Notifier {
   describe?(): ChannelStatus
 }
 
-export interface NotifierPluginDef<O, N extends Notifier> {
+export interface NotifierPluginDef<O, N extends Notifier, C = undefined> {
   /** Plugin name (`notify-webpush`). */
   name: string
   /** Channel name in `push_sent`, logs and `bridge notify test --channel`. */
   channel: string
-  create(ctx: PluginContext, options: O): N | Promise<N>
+  /**
+   * The channel's own settings: its section of config.json, its valibot schema and the env vars
+   * that win over the file (core/plugin-config.ts). Checked at start; handed to `create`.
+   */
+  config?: PluginConfigSpec<GenericSchema<unknown, C>>
+  create(ctx: PluginContext, options: O, settings: C): N | Promise<N>
   /** Routes of the channel; their `state` is the running channel (`state.notifier`). */
   routes?: RouteDef<any, any, NotifierState<N>>[]
   subscribe?: BusSubscription<NotifierState<N>>[]
@@ -42,14 +49,17 @@ export interface NotifierState<N extends Notifier = Notifier> {
 /** Jobs a channel holds at once; past this it reports the alert undelivered instead of queueing. */
 const MAX_PENDING = 500
 
-export function defineNotifierPlugin<O = Record<string, never>, N extends Notifier = Notifier>(def: NotifierPluginDef<O, N>): PluginDef<O, NotifierState<N> & { remove(): void }> {
+export function defineNotifierPlugin<O = Record<string, never>, N extends Notifier = Notifier, C = undefined>(
+  def: NotifierPluginDef<O, N, C>,
+): PluginDef<O, NotifierState<N> & { remove(): void }> {
   return defineBridgePlugin<O, NotifierState<N> & { remove(): void }>({
     name: def.name,
     uses: ['notifyChannels'],
     routes: def.routes as RouteDef<any, any, NotifierState<N> & { remove(): void }>[] | undefined,
     subscribe: def.subscribe as BusSubscription<NotifierState<N> & { remove(): void }>[] | undefined,
     async setup(ctx, options) {
-      const notifier = await def.create(ctx, (options ?? {}) as O)
+      const settings = (def.config ? pluginConfig(ctx, def.config) : undefined) as C
+      const notifier = await def.create(ctx, (options ?? {}) as O, settings)
       const runner = createRunner(ctx, def.channel, notifier)
       const remove = ctx.services.notifyChannels.add({
         name: def.channel,
