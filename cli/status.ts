@@ -17,6 +17,8 @@ interface DaemonStatus {
   data_dir: string
   herdr: { expected_protocol: number; sessions: { name: string; socket: string; state: string; answers: boolean; herdr_version?: string; protocol?: number; error?: string }[] }
   devices: number
+  /** A revocation in force but not yet saved (the daemon retries). */
+  devices_unsaved?: string
   /** Absent from bridges older than this CLI. */
   alerts?: { channel: string; loaded: boolean; configured: boolean; detail: string }[]
 }
@@ -52,7 +54,7 @@ export async function status(opts: StatusOptions): Promise<number> {
     ['listen', `${s.listen.addr} (${s.listen.url})`],
     ['public URL', s.public_url],
     ['data dir', s.data_dir],
-    ['devices', `${s.devices} paired`],
+    ['devices', `${s.devices} paired${s.devices_unsaved ? `; ✗ ${s.devices_unsaved}` : ''}`],
   ]
   const w = Math.max(...rows.map((r) => r[0].length))
   for (const [k, v] of rows) out(`${k.padEnd(w)}  ${v}`)

@@ -21,6 +21,7 @@ import { exec } from '../lib/exec.ts'
 import { createBridgeStorage, createDeviceStore } from '../storage/index.ts'
 import { sweepStaleTemps } from '../lib/atomic-file.ts'
 import { createAuditLog } from '../storage/audit-log.ts'
+import { createRevocationJournal } from '../storage/revocations.ts'
 import { createDeviceSockets } from './device-sockets.ts'
 import { createHttpApp } from './http.ts'
 import { createWebSockets } from './websockets.ts'
@@ -133,6 +134,7 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
       ws.closeAll(1001, 'server shutting down', false)
       herdr.close()
       await devices.flush()
+      devices.stopRetrying()
       await audit.flush()
       server?.closeAllConnections?.()
       if (server) await new Promise<void>((r) => server!.close(() => r()))
@@ -148,7 +150,11 @@ async function createContext(opts: BridgeOptions) {
   const swept = sweepStaleTemps(config.data_dir)
   if (swept) log.info(`removed ${swept} stale temp file(s) of interrupted writes from the data dir`)
   const storage = createBridgeStorage(config.data_dir)
-  const devices = await createDeviceStore(storage)
+  // A revocation fails closed: refused at once, journaled, and retried until the registry is saved.
+  const devices = await createDeviceStore(storage, {
+    journal: createRevocationJournal(`${config.data_dir}/revoked.jsonl`),
+    onProblem: (problem) => (problem ? log.error(problem) : log.info('device registry saved: every revocation is on disk')),
+  })
   const deviceSockets = createDeviceSockets((id) => !!devices.get(id))
   const ctx: PluginContext = {
     config,

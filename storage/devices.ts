@@ -4,6 +4,7 @@ import { CorruptFileError } from '../lib/atomic-file.ts'
 import { readJson, writeJson } from './json.ts'
 import { safeEqual } from '../core/tokens.ts'
 import { ROLES, type Role } from '../core/roles.ts'
+import { bearerDigest, type RevocationJournal } from './revocations.ts'
 
 export interface Device {
   id: string
@@ -35,6 +36,19 @@ export interface DeviceStore {
   /** Push tokens are cleared when the provider says they are dead. */
   clearPushToken(token: string): Promise<void>
   flush(): Promise<void>
+  /** A revocation in force but not yet on disk, in one line; null when the registry is saved. */
+  unsaved(): string | null
+  /** At shutdown: no more retries (the journal holds what was not saved). */
+  stopRetrying(): void
+}
+
+export interface DeviceStoreOptions {
+  /** Written before the registry on every revocation (storage/revocations.ts). */
+  journal?: RevocationJournal
+  /** Told when a revocation could not be saved (the line), and when it was saved after all (null). */
+  onProblem?: (message: string | null) => void
+  /** First delay before a failed revocation write is tried again; doubled up to 60 s. */
+  retryMs?: number
 }
 
 function validate(list: unknown): Device[] {
@@ -55,10 +69,32 @@ function validate(list: unknown): Device[] {
   })
 }
 
-export async function createDeviceStore(storage: Storage): Promise<DeviceStore> {
-  let devices = validate((await readJson<unknown>(storage, KEY, 'device registry')) ?? [])
+export async function createDeviceStore(storage: Storage, opts: DeviceStoreOptions = {}): Promise<DeviceStore> {
+  const stored = validate((await readJson<unknown>(storage, KEY, 'device registry')) ?? [])
+  // A revocation journaled but never saved in the registry still holds (storage/revocations.ts).
+  const journaled = opts.journal?.revoked() ?? new Set<string>()
+  let devices = stored.filter((d) => !journaled.has(bearerDigest(d.bearer)))
+  /** Revoked in this process: never listed again, whatever a write in flight held. */
+  const revoked = new Set<string>()
   const persistedSeen = new Map<string, number>()
   let writing: Promise<void> = Promise.resolve()
+  let problem: string | null = null
+  let retryTimer: NodeJS.Timeout | undefined
+  let retryDelay = opts.retryMs ?? 1000
+  let stopped = false
+  /** A registry without any revoked device is on disk: the journal and any retry are done. */
+  const saved = (snapshot: Device[]) => {
+    if (snapshot.some((d) => revoked.has(d.id) || journaled.has(bearerDigest(d.bearer)))) return
+    if (journaled.size || revoked.size) opts.journal?.clear()
+    journaled.clear()
+    clearTimeout(retryTimer)
+    retryTimer = undefined
+    retryDelay = opts.retryMs ?? 1000
+    if (problem) {
+      problem = null
+      opts.onProblem?.(null)
+    }
+  }
   /**
    * Writes are serialized so two quick changes cannot land out of order, and a change is kept
    * in memory only once it is on disk: a full disk refuses the pairing rather than handing out
@@ -69,10 +105,30 @@ export async function createDeviceStore(storage: Storage): Promise<DeviceStore> 
     const p = writing.then(() => writeJson(storage, KEY, snapshot))
     writing = p.catch(() => {})
     return p.then(() => {
-      devices = next
+      devices = next.filter((d) => !revoked.has(d.id))
+      saved(snapshot)
     })
   }
   const save = () => commit(devices)
+  /** Saves the registry again until it works, each delay twice the last (at most 60 s). */
+  const retryLater = () => {
+    if (retryTimer || stopped) return
+    retryTimer = setTimeout(() => {
+      retryTimer = undefined
+      save().catch(() => {
+        retryDelay = Math.min(retryDelay * 2, 60_000)
+        retryLater()
+      })
+    }, retryDelay)
+    retryTimer.unref()
+  }
+  // Devices the journal revoked are dropped from the registry on disk too, now or by a retry.
+  if (devices.length !== stored.length)
+    void save().catch((err) => {
+      problem = `a journaled revocation could not be saved in the device registry (${codeOf(err)}); the device stays refused; retrying`
+      opts.onProblem?.(problem)
+      retryLater()
+    })
   const newId = () => {
     let id: string
     do id = randomBytes(4).toString('hex')
@@ -103,7 +159,22 @@ export async function createDeviceStore(storage: Storage): Promise<DeviceStore> 
     async remove(id) {
       const d = devices.find((x) => x.id === id)
       if (!d) return undefined
-      await commit(devices.filter((x) => x.id !== id))
+      // Refused from this moment, whatever the disk does next (the caller closes its sockets).
+      revoked.add(d.id)
+      devices = devices.filter((x) => x.id !== id)
+      let journal = ''
+      try {
+        opts.journal?.append(d, Date.now())
+        if (opts.journal) journal = '; the revocation journal keeps it refused across a restart'
+      } catch (err) {
+        journal = `, nor the revocation journal (${codeOf(err)}): a restart before a retry succeeds would let it back in`
+      }
+      // Failing closed: the revocation stands in memory and the write is retried until it lands.
+      await commit(devices).catch((err) => {
+        problem = `device ${d.id} is revoked and refused, but the device registry could not be saved (${codeOf(err)})${journal}; retrying`
+        opts.onProblem?.(problem)
+        retryLater()
+      })
       return d
     },
     async update(id, change) {
@@ -141,5 +212,13 @@ export async function createDeviceStore(storage: Storage): Promise<DeviceStore> 
       await commit(devices.map((d) => (d.push_token === token ? { ...d, push_token: '' } : d)))
     },
     flush: () => writing,
+    unsaved: () => problem,
+    stopRetrying() {
+      clearTimeout(retryTimer)
+      retryTimer = undefined
+      stopped = true
+    },
   }
 }
+
+const codeOf = (err: unknown) => (err as NodeJS.ErrnoException)?.code ?? (err as Error)?.message ?? String(err)

@@ -71,6 +71,7 @@ export default defineBridgePlugin({
           ),
         }),
         devices: v.number(),
+        devices_unsaved: v.optional(v.pipe(v.string(), v.description('a revocation in force that is not yet on disk (retried); absent when the registry is saved'))),
         alerts: v.array(v.object({ channel: v.string(), loaded: v.boolean(), configured: v.boolean(), detail: v.string() })),
       }),
       handler: ({ ctx, state }) => status(ctx, state),

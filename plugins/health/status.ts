@@ -37,6 +37,7 @@ export async function status(ctx: PluginContext, state: HealthState) {
     data_dir: ctx.config.data_dir,
     herdr: { expected_protocol: HERDR_PROTOCOL, sessions },
     devices: ctx.devices.list().length,
+    ...(ctx.devices.unsaved() ? { devices_unsaved: ctx.devices.unsaved()! } : {}),
     alerts: alertChannels(ctx),
   }
 }
