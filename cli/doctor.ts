@@ -7,10 +7,10 @@ import { herdrRequest } from '../core/herdr/socket.ts'
 import { herdrConfigDir, scanNamedSessions, sessionSocketPath } from '../core/herdr/discovery.ts'
 import { HERDR_PROTOCOL } from '../core/version.ts'
 import { pushCredentialFiles } from './push-files.ts'
-import { baseOfAddr, readConfig } from './admin-client.ts'
+import { baseOfAddr, baseOfRunFile, readConfig } from './admin-client.ts'
 import { hostPort, isLoopbackHost, reachableAddresses, type HostAddress } from './addresses.ts'
 import { CliError, bridgeCommand } from './errors.ts'
-import { readRunFile } from './runfile.ts'
+import { readRunFile, runFileOfDir } from './runfile.ts'
 
 /** One line of the checklist: ✓ fine, ✗ needs the fix, – optional and not set up. */
 export interface Check {
@@ -36,12 +36,23 @@ const MIN_NODE = [20, 19]
 export async function doctor(opts: DoctorOptions): Promise<number> {
   const env = opts.env ?? process.env
   const out = opts.out ?? ((l: string) => console.log(l))
-  const dataDir = resolveDataDir(opts.dir, env)
-  const config = readConfig(dataDir, env)
-  const addr = opts.addr ?? config?.transport.addr ?? env.BRIDGE_ADDR ?? DEFAULT_ADDR
+  let dataDir = resolveDataDir(opts.dir, env)
+  // The address of this data dir's bridge when it runs (`serve --addr` is not saved in the config).
+  const running = opts.addr || env.BRIDGE_ADDR ? null : runFileOfDir(dataDir, env)
+  const addr = opts.addr ?? (running ? new URL(baseOfRunFile(running)).host : undefined) ?? readConfig(dataDir, env)?.transport.addr ?? env.BRIDGE_ADDR ?? DEFAULT_ADDR
   baseOfAddr(addr, opts.addr ? '--addr' : 'the listen address')
+  // `--addr` of a running bridge without --dir: check that bridge, whatever data dir it runs on.
+  let adopted = false
+  if (opts.addr && !opts.dir) {
+    const there = readRunFile(splitAddr(addr).port, env)
+    if (there && there.data_dir !== dataDir) {
+      dataDir = there.data_dir
+      adopted = true
+    }
+  }
+  const config = readConfig(dataDir, env)
   const herdrBin = env.BRIDGE_HERDR_BIN || 'herdr'
-  const [herdr, git, sockets, port] = await Promise.all([checkHerdrBin(herdrBin, env), checkGit(env), checkSockets(env), checkPort(addr, config, dataDir, env)])
+  const [herdr, git, sockets, port] = await Promise.all([checkHerdrBin(herdrBin, env), checkGit(env), checkSockets(env), checkPort(addr, config, dataDir, env, adopted)])
   const checks: Check[] = [
     checkNode(),
     herdr,
@@ -147,7 +158,7 @@ function checkDataDir(dir: string, config: BridgeConfig | null): Check[] {
  * Free, or held by the bridge of this data dir: the run file a bridge leaves names its data dir
  * (as `pair` finds it), else the admin token decides. Binds loopback only.
  */
-async function checkPort(addr: string, config: BridgeConfig | null, dataDir: string, env: NodeJS.ProcessEnv): Promise<Check> {
+async function checkPort(addr: string, config: BridgeConfig | null, dataDir: string, env: NodeJS.ProcessEnv, adopted = false): Promise<Check> {
   const { host, port } = splitAddr(addr)
   const free = await new Promise<boolean | string>((resolve) => {
     const srv = createServer()
@@ -159,7 +170,13 @@ async function checkPort(addr: string, config: BridgeConfig | null, dataDir: str
   const other = 'choose another address with --addr'
   const run = readRunFile(port, env)
   if (run) {
-    if (run.data_dir === dataDir) return { mark: '✓', what: `${addr} is held by this bridge (pid ${run.pid}, running)` }
+    if (run.data_dir === dataDir)
+      return {
+        mark: '✓',
+        what: adopted
+          ? `${addr} is held by the bridge of data dir ${dataDir} (pid ${run.pid}, running); this checklist is of that data dir`
+          : `${addr} is held by this bridge (pid ${run.pid}, running)`,
+      }
     return {
       mark: '✗',
       what: `${addr} is held by another bridge (pid ${run.pid}, data dir ${run.data_dir})`,

@@ -26,12 +26,21 @@ export interface ServiceSpec {
   home: string
 }
 
-/** What the service runs: this node, this install's bin script, with --addr/--dir pinned. */
-export function serviceSpec(opts: { addr?: string; dir?: string; env?: NodeJS.ProcessEnv }): ServiceSpec {
+/**
+ * What the service runs: this node, this install's bin script by absolute path (in a clone it
+ * runs the compiled CLI, rebuilt when a source changes), with --addr/--dir pinned. A copy that
+ * npx unpacked into its cache is refused: npm may delete that folder under a running service.
+ */
+export function serviceSpec(opts: { addr?: string; dir?: string; env?: NodeJS.ProcessEnv; root?: string }): ServiceSpec {
   const env = opts.env ?? process.env
   if (opts.addr) baseOfAddr(opts.addr)
   const dataDir = resolveDataDir(opts.dir, env)
-  const bin = realpathSync(join(packageRoot(), 'cli', 'bin.mjs'))
+  const root = realpathSync(opts.root ?? packageRoot())
+  if (/[\\/]_npx[\\/]/.test(root))
+    throw new CliError(
+      `this bridge runs from npx's temporary folder (${root}), which npm may remove under a running service; install it with \`npm install -g herdr-bridge\` (or use a clone) and run \`bridge service install\` from there`,
+    )
+  const bin = join(root, 'cli', 'bin.mjs')
   const argv = [process.execPath, bin, 'serve', '--dir', dataDir, ...(opts.addr ? ['--addr', opts.addr] : [])]
   return { argv, path: env.PATH ?? '/usr/local/bin:/usr/bin:/bin', env: carriedEnv(env), dataDir, home: env.HOME ?? homedir() }
 }

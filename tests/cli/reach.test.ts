@@ -134,6 +134,19 @@ describe('a daemon on a second --addr', () => {
     expect(JSON.parse(String(devices.stdout)).map((d: any) => d.name)).toEqual(['phone'])
   })
 
+  it('doctor says which port holder is this bridge: found from the data dir, or from --addr alone', async () => {
+    const portLine = (out: unknown) =>
+      String(out)
+        .split('\n')
+        .find((l) => l.includes(`127.0.0.1:${daemon.port} is`))
+    expect(portLine((await cli(['doctor'], env)).stdout)).toBe(`✓ 127.0.0.1:${daemon.port} is held by this bridge (pid ${daemon.proc.pid}, running)`)
+    // --addr of a running bridge, with the default data dir elsewhere: that bridge is checked, not failed.
+    const elsewhere = { ...env, BRIDGE_DIR: join(box.root, 'unused-data') }
+    expect(portLine((await cli(['doctor', '--addr', `127.0.0.1:${daemon.port}`], elsewhere)).stdout)).toBe(
+      `✓ 127.0.0.1:${daemon.port} is held by the bridge of data dir ${box.dataDir} (pid ${daemon.proc.pid}, running); this checklist is of that data dir`,
+    )
+  })
+
   it('notify test takes --dir like the others', async () => {
     const r = await cli(['notify', 'test', '--dir', box.dataDir, '--channel', 'webhook'], env)
     expect(String(r.stdout)).toBe('webhook  not sent: not configured: set BRIDGE_WEBHOOK_URL (or notify.webhooks)')
