@@ -5,6 +5,7 @@ import { consola } from 'consola'
 import { DEFAULT_ADDR, loadConfig, resolveDataDir, splitAddr, type BridgeConfig } from '../core/config.ts'
 import type { BridgeUserConfig } from '../core/plugin.ts'
 import { createBridge, type Bridge } from '../core/server.ts'
+import { PluginSetupError } from '../core/services.ts'
 import { baseOfAddr } from './admin-client.ts'
 import { CliError, bridgeCommand } from './errors.ts'
 import { writeRunFile } from './runfile.ts'
@@ -46,7 +47,10 @@ export async function serve(opts: ServeOptions): Promise<void> {
   baseOfAddr(addr, addrSource(opts, config))
   await portFree(addr)
   config ??= loadServeConfig(opts, userConfig)
-  const bridge = await createBridge({ config, user: userConfig, log })
+  const bridge = await createBridge({ config, user: userConfig, log }).catch((err) => {
+    // A plugin list that cannot start says why in one line (core/services.ts).
+    throw err instanceof PluginSetupError ? new CliError(err.message) : err
+  })
   const { url, port } = await listenOrExplain(bridge, config)
   log.info(`plugins from ${file ?? 'the built-in list'}: ${userConfig.plugins.map((e) => (Array.isArray(e) ? e[0] : e).name).join(', ')}`)
   log.info(`listening on ${url}`)

@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import type { PluginContext } from './plugin.ts'
+import { PluginSetupError } from './services.ts'
 
 /**
  * A plugin's own settings: one top-level section of config.json, checked by the plugin's valibot
@@ -16,7 +17,7 @@ export interface PluginConfigSpec<S extends v.GenericSchema> {
   env?: Record<string, string>
 }
 
-export class PluginConfigError extends Error {}
+export class PluginConfigError extends PluginSetupError {}
 
 export function pluginConfig<S extends v.GenericSchema>(ctx: Pick<PluginContext, 'config' | 'env'>, spec: PluginConfigSpec<S>): v.InferOutput<S> {
   const raw = ctx.config.sections?.[spec.section]

@@ -24,6 +24,9 @@ export interface Services {
 
 export type ServiceName = keyof Services
 
+/** A plugin list that cannot start (a service missing or doubled, a plugin's settings wrong): one line, shown as is. */
+export class PluginSetupError extends Error {}
+
 /** One revision of the `/snapshot` answer: shared by every read of it, so never mutated. */
 export interface SnapshotBody {
   /** `{"result":{"snapshot":…}}`, UTF-8. */
@@ -50,19 +53,19 @@ export function orderByServices<P extends { name: string; provides?: object; use
   for (const p of plugins)
     for (const s of Object.keys(p.provides ?? {})) {
       const prev = provider.get(s)
-      if (prev) throw new Error(`service ${s} is provided by both ${prev === 'the core' ? prev : `plugin ${prev}`} and plugin ${p.name}`)
+      if (prev) throw new PluginSetupError(`service ${s} is provided by both ${prev === 'the core' ? prev : `plugin ${prev}`} and plugin ${p.name}`)
       provider.set(s, p.name)
     }
   for (const p of plugins)
     for (const s of p.uses ?? []) {
-      if (!provider.has(s)) throw new Error(`plugin ${p.name} uses service ${s}, which no loaded plugin provides`)
+      if (!provider.has(s)) throw new PluginSetupError(`plugin ${p.name} uses service ${s}, which no loaded plugin provides`)
     }
   const done = new Set<string>(['the core'])
   const out: P[] = []
   const left = [...plugins]
   while (left.length) {
     const i = left.findIndex((p) => (p.uses ?? []).every((s) => provider.get(s) === p.name || done.has(provider.get(s)!)))
-    if (i < 0) throw new Error(`plugins ${left.map((p) => p.name).join(', ')} wait on each other's services`)
+    if (i < 0) throw new PluginSetupError(`plugins ${left.map((p) => p.name).join(', ')} wait on each other's services`)
     const [p] = left.splice(i, 1)
     out.push(p)
     done.add(p.name)
@@ -86,6 +89,7 @@ export function servicesFor(plugin: string, declared: readonly string[], all: Pa
     },
     has: (_t, key) => typeof key === 'string' && allowed.has(key),
     ownKeys: () => [...allowed],
-    getOwnPropertyDescriptor: (_t, key) => (typeof key === 'string' && allowed.has(key) ? { enumerable: true, configurable: true, value: (all as Record<string, unknown>)[key] } : undefined),
+    getOwnPropertyDescriptor: (_t, key) =>
+      typeof key === 'string' && allowed.has(key) ? { enumerable: true, configurable: true, value: (all as Record<string, unknown>)[key] } : undefined,
   })
 }
