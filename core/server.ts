@@ -62,7 +62,7 @@ export interface Bridge {
 }
 
 export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
-  const { ctx, deviceSockets, audit } = await createContext(opts)
+  const { ctx, deviceSockets, audit, sweeper } = await createContext(opts)
   const { config, log, herdr, bus, devices, limits } = ctx
   const loaded = loadPlugins(opts.user.plugins)
   ctx.server = { routes: loaded }
@@ -124,6 +124,7 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
     tlsFingerprint: () => tls?.fingerprint ?? null,
     async close() {
       await ingest?.stop()
+      clearInterval(sweeper)
       for (const d of disposers) {
         try {
           await d()
@@ -149,6 +150,13 @@ async function createContext(opts: BridgeOptions) {
   const env = opts.env ?? process.env
   const swept = sweepStaleTemps(config.data_dir)
   if (swept) log.info(`removed ${swept} stale temp file(s) of interrupted writes from the data dir`)
+  // Later, a temp file goes once its writer is gone (another process's write, killed midway).
+  const sweepMs = Number(env.BRIDGE_TEMP_SWEEP_MS) > 0 ? Number(env.BRIDGE_TEMP_SWEEP_MS) : 10 * 60_000
+  const sweeper = setInterval(() => {
+    const n = sweepStaleTemps(config.data_dir, 60_000, Date.now(), 3, false)
+    if (n) log.info(`removed ${n} temp file(s) whose writer is gone from the data dir`)
+  }, sweepMs)
+  sweeper.unref()
   const storage = createBridgeStorage(config.data_dir)
   // A revocation fails closed: refused at once, journaled, and retried until the registry is saved.
   const devices = await createDeviceStore(storage, {
@@ -175,7 +183,7 @@ async function createContext(opts: BridgeOptions) {
     services: { notifyChannels: createChannelRegistry() } satisfies Partial<Services> as Services,
   }
   const audit = createAuditLog(config.data_dir, (err) => log.warn(`audit log: ${(err as Error).message}`))
-  return { ctx, deviceSockets, audit }
+  return { ctx, deviceSockets, audit, sweeper }
 }
 
 /** The PEM pair named by transport.tls_cert / tls_key, read now; one line naming the setting when it cannot be. */

@@ -36,24 +36,40 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 
 }
 
 /**
- * The temp file an atomic write of `path` goes through: beside it, hidden, and named so that
- * the start-up sweep (TEMP_FILE) finds it if the write is interrupted. Every writer of the data
- * dir that writes through a temp file takes its name from here.
+ * The temp file an atomic write of `path` goes through: beside it, hidden, and named with the
+ * writer's process id so that a sweep (TEMP_FILE) can tell when its writer is gone. Every writer
+ * of the data dir that writes through a temp file takes its name from here.
  */
 export function tempPathFor(path: string): string {
-  return join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`)
+  return join(dirname(path), `.${basename(path)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`)
 }
 
-/** Names `tempPathFor` gives. */
-export const TEMP_FILE = /^\..+\.[0-9a-f]{8}\.tmp$/
+/** Names `tempPathFor` gives (the writer's pid, then 8 hex); older releases wrote no pid. */
+export const TEMP_FILE = /^\..+\.(?:(\d+)-)?[0-9a-f]{8}\.tmp$/
+
+/**
+ * Whether the process that named a temp file is gone. This process's own files are its writes
+ * in flight, except at start-up, before it wrote anything (a container restarts as pid 1 again).
+ * A pid that answers, or that is another user's (EPERM), is a live writer.
+ */
+function writerGone(pid: number, atStart: boolean): boolean {
+  if (pid === process.pid) return atStart
+  try {
+    process.kill(pid, 0)
+    return false
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH'
+  }
+}
 
 /**
  * Removes temp files an interrupted atomic write left under `dir` (they may hold bearers and push
- * tokens). Only regular files older than `olderThanMs` are removed, so a write in progress in
- * another process (`bridge push login`) is left alone; symlinks are never followed.
- * Returns how many were removed.
+ * tokens): at once when the process named in the file is gone, and, for names without a pid
+ * (older releases), when older than `olderThanMs`. A write in progress in a live process
+ * (`bridge push login`, or this one after start-up) is left alone; symlinks are never followed.
+ * `atStart`: nothing of this process is in flight yet. Returns how many were removed.
  */
-export function sweepStaleTemps(dir: string, olderThanMs = 60_000, now = Date.now(), depth = 3): number {
+export function sweepStaleTemps(dir: string, olderThanMs = 60_000, now = Date.now(), depth = 3, atStart = true): number {
   let removed = 0
   let names: string[]
   try {
@@ -69,8 +85,9 @@ export function sweepStaleTemps(dir: string, olderThanMs = 60_000, now = Date.no
     } catch {
       continue
     }
-    if (st.isDirectory() && depth > 0) removed += sweepStaleTemps(p, olderThanMs, now, depth - 1)
-    else if (st.isFile() && TEMP_FILE.test(name) && now - st.mtimeMs > olderThanMs) {
+    const temp = st.isFile() ? TEMP_FILE.exec(name) : null
+    if (st.isDirectory() && depth > 0) removed += sweepStaleTemps(p, olderThanMs, now, depth - 1, atStart)
+    else if (temp && (temp[1] ? writerGone(Number(temp[1]), atStart) : now - st.mtimeMs > olderThanMs)) {
       try {
         unlinkSync(p)
         removed++
