@@ -38,7 +38,11 @@ const lastRow = () =>
       boxBottom: box.bottom,
       viewport: window.innerHeight,
       pageScrolls: document.scrollingElement!.scrollHeight > window.innerHeight + 1,
-      keybarInside: kb.bottom <= window.innerHeight + 0.5 && kb.right <= window.innerWidth + 0.5 && keybar.scrollWidth <= keybar.clientWidth + 1,
+      // Inside the viewport and on one row (it scrolls sideways on a phone rather than wrapping).
+      keybarInside:
+        kb.bottom <= window.innerHeight + 0.5 &&
+        kb.right <= window.innerWidth + 0.5 &&
+        new Set(Array.from(keybar.children).map((k) => Math.round(k.getBoundingClientRect().top))).size === 1,
       font: getComputedStyle(document.querySelector('.xterm-rows')!).fontFamily,
     }
   })
