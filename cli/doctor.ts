@@ -7,7 +7,7 @@ import { herdrRequest } from '../core/herdr/socket.ts'
 import { herdrConfigDir, scanNamedSessions, sessionSocketPath } from '../core/herdr/discovery.ts'
 import { HERDR_PROTOCOL } from '../core/version.ts'
 import { pushCredentialFiles } from './push-files.ts'
-import { baseOfAddr, baseOfRunFile, readConfig } from './admin-client.ts'
+import { adminClient, baseOfAddr, baseOfRunFile, readConfig } from './admin-client.ts'
 import { hostPort, isLoopbackHost, reachableAddresses, type HostAddress } from './addresses.ts'
 import { CliError, bridgeCommand } from './errors.ts'
 import { readRunFile, runFileOfDir } from './runfile.ts'
@@ -62,6 +62,8 @@ export async function doctor(opts: DoctorOptions): Promise<number> {
     port,
     checkPublicUrl(addr, config, opts.addresses ?? reachableAddresses()),
     checkPush(config, dataDir, env),
+    // The running bridge's own channels, from its registry (what `bridge status` lists too).
+    ...(port.mark === '✓' && port.what.includes(' is held by ') ? await checkChannels(dataDir, addr, env) : []),
   ]
   for (const c of checks) {
     out(`${c.mark} ${c.what}`)
@@ -217,6 +219,19 @@ function checkPublicUrl(addr: string, config: BridgeConfig | null, addresses: Ho
   }
   if (isLoopbackHost(host)) return { mark: '✗', what: `http://${hostPort(host, port)} is a loopback address: a phone cannot reach it`, fix: suggest }
   return { mark: '✓', what: `phones reach it at http://${hostPort(host, port)}` }
+}
+
+/**
+ * The alert channels as the running bridge of this data dir reports them (`/admin/status`, on
+ * loopback): the registry `bridge status` and `bridge notify test` read too, so the three agree.
+ */
+async function checkChannels(dataDir: string, addr: string, env: NodeJS.ProcessEnv): Promise<Check[]> {
+  try {
+    const s = await adminClient({ dir: dataDir, addr, env }).call<{ alerts?: { channel: string; configured: boolean; detail: string }[] }>('GET', '/admin/status')
+    return (s.alerts ?? []).map((a): Check => ({ mark: a.configured ? '✓' : '–', what: `alert channel ${a.channel}: ${a.detail}` }))
+  } catch (err) {
+    return [{ mark: '–', what: `alert channels: the running bridge did not say (${(err as Error).message})` }]
+  }
 }
 
 /** Looks only for the files; the metadata server would be a network request. */
