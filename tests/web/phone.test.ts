@@ -257,6 +257,10 @@ describe('the terminal on a phone', () => {
     expect(m.right).toBeLessThanOrEqual(390)
     // The long answer reflows to the phone's width instead of running off the side.
     expect(m.text).toContain('the answer guard for stale taps on a phone.')
+    // One line of the pane is one line here: the prompt and the answer each start their own.
+    const lines = m.text.split('\n').map((l) => l.trim())
+    expect(lines).toContain('> Summarise the release')
+    expect(lines.some((l) => l.startsWith('⏺ The release notes list forty fixes'))).toBe(true)
     await shoot(page, 'terminal-readable')
     // Larger text on request, sideways scrolling only on request.
     await page.getByRole('button', { name: 'Larger text' }).click()

@@ -1,7 +1,7 @@
 /**
  * The pane's text for reading on a phone: xterm's buffer (the pane drawn at its own size, which a
- * watcher never changes) turned into logical lines, soft-wrapped rows joined, trailing blanks
- * dropped and box-drawing rules marked so the view draws a rule that fits its own width.
+ * watcher never changes) turned into logical lines, soft-wrapped rows joined, runs of blank rows
+ * and trailing blanks dropped, and box-drawing rules marked so the view draws a rule that fits its own width.
  */
 export interface ReadLine {
   text: string
@@ -36,8 +36,12 @@ export function readableLines(buffer: BufferLike, limit = 1000): ReadLine[] {
     else out.push(text)
   }
   while (out.length && !out[out.length - 1].trim()) out.pop()
-  return out.slice(-limit).map((text) => {
+  // A TUI pads its screen with blank rows between the conversation and its prompt: one is enough here.
+  const lines: ReadLine[] = []
+  for (const text of out) {
     const t = text.replace(/\s+$/, '')
-    return t.length >= 8 && RULE.test(t) ? { text: '', rule: true } : { text: t }
-  })
+    if (!t && (!lines.length || !lines[lines.length - 1].text)) continue
+    lines.push(t.length >= 8 && RULE.test(t) ? { text: '', rule: true } : { text: t })
+  }
+  return lines.slice(-limit)
 }

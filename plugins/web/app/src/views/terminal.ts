@@ -259,7 +259,7 @@ export function TerminalView({ api, pane }: { api: Api; pane: string }) {
         style=${`font-size:${prefs.font}px`}
         onScroll=${(e: any) => (e.currentTarget.dataset.pinned = String(e.currentTarget.scrollTop + e.currentTarget.clientHeight >= e.currentTarget.scrollHeight - 4))}
       >
-${lines.map((l) => (l.rule ? html`<hr />` : html`<span>${l.text} </span>`))}</pre>`
+${lines.map((l) => (l.rule ? html`<hr />` : html`<span>${l.text + '\n'}</span>`))}</pre>`
     }
     <div class="keybar" role="toolbar" aria-label="Special keys">
       ${KEYS.map(([label, seq, name]) => html`<button class="key" disabled=${!control} aria-label=${name} onClick=${() => sendRef.current(seq)}>${label}</button>`)}
