@@ -7,6 +7,7 @@ import type { Herdr, PaneInfo, Subscription } from './index.ts'
 import { HerdrError } from './socket.ts'
 import { qualifyId } from './ids.ts'
 import { createCoalescer, createStatusBook, type PaneStatus, type StatusBook } from './status-dedupe.ts'
+import { openFileLimit } from '../limits.ts'
 
 /** The connection facts the pane parts share with the session ingester. */
 export interface SessionLink {
@@ -43,7 +44,17 @@ interface PaneParts {
 /** Whether `g` is still the connection the ingester runs. */
 const isCurrent = (link: SessionLink, g: number) => g === link.gen && !link.stopped
 
-export function createSessionPanes(link: SessionLink, retryMs: number) {
+/**
+ * How many agent panes of one session get a live status subscription (one herdr connection,
+ * one descriptor each): a quarter of the open-file limit, at least 16, so a thousand agents
+ * cannot take every descriptor the HTTP side needs. Panes past it are checked every 10 s.
+ */
+export function defaultMaxWatchers(nofile = openFileLimit()): number {
+  return Math.max(16, Math.floor((nofile ?? 4096) / 4))
+}
+const UNWATCHED_POLL_MS = 10_000
+
+export function createSessionPanes(link: SessionLink, retryMs: number, maxWatchers = defaultMaxWatchers(), log?: (line: string) => void) {
   const q = (id: string) => qualifyId(link.session, id)
   const book = createStatusBook()
   const known = new Map<string, string>()
@@ -68,7 +79,12 @@ export function createSessionPanes(link: SessionLink, retryMs: number) {
       if (!verifier.busy(pane) && p.watchers.has(pane) && book.get(pane)?.status === status) return
       void verifier.request(pane)
     },
-    watchers: createPaneWatchers(link, retryMs, { check: (pane) => p.check(pane), hint: (pane, status) => p.hint(pane, status), tracked: (pane) => book.has(pane) }),
+    watchers: createPaneWatchers(link, retryMs, maxWatchers, log, {
+      check: (pane) => p.check(pane),
+      verify: (pane) => verify(p, pane),
+      hint: (pane, status) => p.hint(pane, status),
+      tracked: (pane) => book.has(pane),
+    }),
   }
   return {
     book,
@@ -117,19 +133,50 @@ type PaneWatchers = ReturnType<typeof createPaneWatchers>
 /**
  * One `pane.agent_status_changed` subscription per agent pane (herdr has no global status
  * event), started once the connection is seeded and retried while the pane keeps its agent.
+ * At most `max` at once; the panes past that are checked one after another every 10 s.
  */
-function createPaneWatchers(link: SessionLink, retryMs: number, on: { check(pane: string): void; hint(pane: string, status: unknown): void; tracked(pane: string): boolean }) {
+function createPaneWatchers(
+  link: SessionLink,
+  retryMs: number,
+  max: number,
+  log: ((line: string) => void) | undefined,
+  on: { check(pane: string): void; verify(pane: string): Promise<void>; hint(pane: string, status: unknown): void; tracked(pane: string): boolean },
+) {
   const watchers = new Map<string, Subscription>()
   const retries = new Map<string, NodeJS.Timeout>()
+  const unwatched = new Set<string>()
+  let poller: NodeJS.Timeout | undefined
+  let warned = false
+  const poll = () => {
+    poller = setTimeout(async () => {
+      // Sequential: the point is to hold one descriptor for them all, not one each.
+      for (const pane of [...unwatched]) if (unwatched.has(pane) && !link.stopped) await on.verify(pane).catch(() => {})
+      if (unwatched.size && !link.stopped) poll()
+      else poller = undefined
+    }, UNWATCHED_POLL_MS)
+    poller.unref()
+  }
   const stop = (pane: string) => {
     const w = watchers.get(pane)
     watchers.delete(pane)
     w?.close()
     clearTimeout(retries.get(pane))
     retries.delete(pane)
+    unwatched.delete(pane)
   }
   const ensure = (pane: string) => {
-    if (watchers.has(pane) || retries.has(pane) || !link.seeded || link.stopped) return
+    if (watchers.has(pane) || retries.has(pane) || unwatched.has(pane) || !link.seeded || link.stopped) return
+    if (watchers.size + retries.size >= max) {
+      unwatched.add(pane)
+      if (!warned) {
+        warned = true
+        log?.(
+          `herdr session ${link.session}: more than ${max} agent panes; ${max} have their status watched live (a quarter of the open-file limit), the others are checked every ${UNWATCHED_POLL_MS / 1000} s`,
+        )
+      }
+      if (!poller) poll()
+      return
+    }
     const g = link.gen
     const sub = link.herdr.subscribe(link.session, [{ type: 'pane.agent_status_changed', pane_id: pane }], {
       // A transition between the seed and this ack would otherwise go unseen.
@@ -156,8 +203,13 @@ function createPaneWatchers(link: SessionLink, retryMs: number, on: { check(pane
     ensure,
     stop,
     stopAll: () => {
-      for (const pane of [...watchers.keys(), ...retries.keys()]) stop(pane)
+      for (const pane of [...watchers.keys(), ...retries.keys(), ...unwatched]) stop(pane)
+      clearTimeout(poller)
+      poller = undefined
+      warned = false
     },
+    /** Panes checked by the poll instead of a subscription. */
+    unwatched: () => unwatched.size,
   }
 }
 

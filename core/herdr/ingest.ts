@@ -80,6 +80,8 @@ export interface IngestOptions {
   settleMaxMs?: number
   /** Periodic reconcile against the snapshot (missed statuses, vanished panes). */
   probeMs?: number
+  /** Agent panes per session with a live status subscription (default: a quarter of the open-file limit). */
+  maxWatchers?: number
 }
 
 export interface IngestDeps {
@@ -173,7 +175,7 @@ function createSessionIngester(session: string, deps: IngestDeps, opts: IngestOp
     publish: (type, payload) => deps.bus.publish('multiplexer', type, { ...payload, session }),
   }
   const retryMs = opts.retryMs ?? 2000
-  const panes = createSessionPanes(link, retryMs)
+  const panes = createSessionPanes(link, retryMs, opts.maxWatchers, (line) => deps.log.warn(line))
   const run: SessionRun = {
     link,
     deps,
