@@ -4,6 +4,7 @@
  * reference client casts strictly), so this module is the only place data maps are built; the FCM
  * messages around them are the fcm notifier's.
  */
+import { termSafe } from '../../lib/strings.ts'
 
 export const BODY_MAX = 240
 
@@ -52,7 +53,8 @@ export function capText(s: string, max = BODY_MAX): string {
   return chars.length <= max ? s : chars.slice(0, max - 1).join('') + '…'
 }
 
-const oneLine = (s: string | undefined) => (s ?? '').replace(/\s+/g, ' ').trim()
+/** One line of outside text (a pane title, a question from the screen), escaped for terminals (lib/strings.ts). */
+const oneLine = (s: string | undefined) => termSafe((s ?? '').replace(/\s+/g, ' ').trim())
 
 export function composeTitle(serverName: string, agentTitle: string, pane: string): string {
   const who = oneLine(agentTitle) || pane

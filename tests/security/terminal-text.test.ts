@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import { logSafe, termSafe } from '../../lib/strings.ts'
+import { composeBody, composeTitle } from '../../plugins/push/compose.ts'
 
 /**
  * Text from outside that reaches a terminal (a log line, a CLI table, a notification's text) is
@@ -19,6 +20,16 @@ describe('termSafe', () => {
     expect(termSafe('y'.repeat(30), 24)).toBe('y'.repeat(23) + '…')
     // logSafe is the same helper with a default cut.
     expect(logSafe('\u009b\u202e')).toBe('\\u009b\\u202e')
+  })
+})
+
+describe('notification text', () => {
+  it('a pane title or a question from the screen reaches the alert escaped, on one line', () => {
+    const title = composeTitle('desk', 'build\u001b]0;pwned\u0007 \u202Eexe.txt', 'w1:p1')
+    expect(title).toContain('build\\u001b]0;pwned\\u0007 \\u202eexe.txt')
+    expect(title).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e]/)
+    const body = composeBody('blocked', { question: 'Run \u009b2J rm?', options: [{ index: 1, label: 'Yes\u001b[8m', selected: false }] })
+    expect(body).toBe('Needs you — Run \\u009b2J rm? · 1. Yes\\u001b[8m')
   })
 })
 
