@@ -102,6 +102,42 @@ describe('options answer only their own question', () => {
     expect(approvals).toEqual([{ agent: pane, seq, option: 2 }])
     await screenHas(pane, 'Finished.')
   })
+  it('a tap on a question the desk already answered is refused, the card says why, and nothing reaches the pane', async () => {
+    const pane = await agent({ start: 'permission', default_reply: 'Finished the task.', work_ms: 1500 }, 'late')
+    const p = await pairedPage()
+    // A phone that has not caught up: this page's feed and card reads are held at the network
+    // (nothing of the app is replaced) from the moment the desk answers.
+    let hold = false
+    let release: () => void = () => {}
+    const released = new Promise<void>((r) => (release = r))
+    await p.routeWebSocket(/\/events/, (ws) => {
+      const server = ws.connectToServer()
+      server.onMessage((m) => void (!hold && ws.send(m)))
+      ws.onMessage((m) => server.send(m))
+    })
+    await p.route(/\/(agent-state|snapshot)/, async (route) => {
+      if (hold) await released
+      await route.continue().catch(() => {})
+    })
+    await open(p, pane)
+    const no = p.locator('button.option', { hasText: 'No, and tell Claude' })
+    await no.waitFor()
+    await until(async () => !(await no.isDisabled()), 'the options to settle')
+    const seq = (await stack.sim.request('agent.get', { target: pane })).agent.state_change_seq
+    hold = true
+    await stack.sim.request('pane.send_text', { pane_id: pane, text: '1' })
+    await until(async () => (await stack.sim.request('agent.get', { target: pane })).agent.state_change_seq !== seq, 'the desk answer in herdr')
+    await no.click()
+    const state = p.locator('.answer-state')
+    await until(async () => (await state.getAttribute('data-state')) === 'refused', 'the refusal on the card')
+    expect(await state.textContent()).toMatch(/refused: (agent is (working|idle|done), not blocked|stale seq: approve carried \d+, agent now at \d+)$/)
+    await shoot(p, 'option-stale-refused')
+    hold = false
+    release()
+    await screenHas(pane, 'Finished the task.')
+    expect((await screen(pane)).split('\n').filter((l) => /❯\s*\S/.test(l))).toEqual([])
+    await p.close()
+  })
 })
 
 describe('the composer', () => {

@@ -20,6 +20,8 @@ const CONFIRM_MS = 5000
 
 type Outcome = { label: string; state: 'sending' | 'accepted' | 'refused' | 'unknown'; why?: string }
 
+const outcomeText = (o: Outcome) => `“${o.label}”: ${o.state === 'sending' ? 'sent…' : o.state === 'accepted' ? 'accepted' : o.state === 'refused' ? `refused: ${o.why}` : o.why}`
+
 /**
  * A blocked agent's options. Each tap posts `/approve {agent, seq, option}`: the bridge chooses it
  * only while the agent is still blocked at the question's seq with that option on screen, so a
@@ -98,11 +100,5 @@ export function Options({
         </button>`
       })}
     </div>
-    ${
-      outcome &&
-      html`<p class=${`answer-state ${outcome.state}`} role="status" data-state=${outcome.state}>
-        “${outcome.label}”:
-        ${outcome.state === 'sending' ? 'sent…' : outcome.state === 'accepted' ? 'accepted' : outcome.state === 'refused' ? `refused: ${outcome.why}` : outcome.why}
-      </p>`
-    }`
+    ${outcome && html`<p class=${`answer-state ${outcome.state}`} role="status" data-state=${outcome.state}>${outcomeText(outcome)}</p>`}`
 }
