@@ -34,8 +34,6 @@ export async function serve(opts: ServeOptions): Promise<void> {
   // RSS (measured), and journald or a log file stamps lines itself.
   consola.options.formatOptions.date = false
   const log = consola.withTag('bridge')
-  const oldNode = nodeSupportWarning()
-  if (oldNode) log.warn(oldNode)
   const dataDir = resolveDataDir(opts.dir)
   // Before anything in the data dir is read or run: another user's config or code is refused.
   checkServeTrust({ dataDir, configFile: findUserConfig({ flag: opts.config, env: process.env, dataDir }), insecure: opts.insecureDataDir, log })
@@ -54,6 +52,9 @@ export async function serve(opts: ServeOptions): Promise<void> {
   const { url, port } = await listenOrExplain(bridge, config)
   log.info(`plugins from ${file ?? 'the built-in list'}: ${userConfig.plugins.map((e) => (Array.isArray(e) ? e[0] : e).name).join(', ')}`)
   log.info(`listening on ${url}`)
+  // Once it runs: a start that fails still says only why, in one line.
+  const oldNode = nodeSupportWarning()
+  if (oldNode) log.warn(oldNode)
   log.info(`data dir ${config.data_dir}; pair a device with \`${bridgeCommand('pair')}\``)
   const fingerprint = bridge.tlsFingerprint()
   const runInfo = { pid: process.pid, url, data_dir: config.data_dir, ...(fingerprint ? { tls_fingerprint: fingerprint } : {}) }
