@@ -15,6 +15,8 @@ interface ChannelLine {
   total: number
   enabled: boolean
   note?: string
+  /** Per subscription (Web Push): what its push service answered. */
+  targets?: { target: string; ok: boolean; answer: string }[]
 }
 
 export function formatChannel(c: ChannelLine): string {
@@ -24,20 +26,27 @@ export function formatChannel(c: ChannelLine): string {
   return `${name} not sent: ${c.note ?? (c.total ? 'every target failed (see the bridge log)' : 'no targets')}`
 }
 
-export async function notifyTest(opts: TargetOptions & {
-  channel?: string
-  out?: (line: string) => void
-  call?: (body: unknown) => Promise<{ channels: ChannelLine[] }>
-}): Promise<void> {
+export async function notifyTest(
+  opts: TargetOptions & {
+    channel?: string
+    out?: (line: string) => void
+    call?: (body: unknown) => Promise<{ channels: ChannelLine[] }>
+  },
+): Promise<void> {
   const out = opts.out ?? ((l: string) => console.log(l))
   const channel = opts.channel?.trim()
-  const call = opts.call ?? ((body: unknown) => adminClient({ dir: opts.dir, addr: opts.addr, url: opts.url, env: opts.env }).call<{ channels: ChannelLine[] }>('POST', '/admin/notify/test', body))
+  const call =
+    opts.call ??
+    ((body: unknown) => adminClient({ dir: opts.dir, addr: opts.addr, url: opts.url, env: opts.env }).call<{ channels: ChannelLine[] }>('POST', '/admin/notify/test', body))
   const r = await call(channel ? { channel } : {}).catch((err) => {
     // The daemon knows which channels run: its refusal names them.
     const known = /^channel: (want one of .*)$/.exec(err instanceof Error ? err.message : '')
     throw known ? new CliError(`unknown channel "${channel}": ${known[1]}`) : err
   })
-  for (const c of r.channels) out(formatChannel(c))
+  for (const c of r.channels) {
+    out(formatChannel(c))
+    for (const t of c.targets ?? []) out(`  ${t.ok ? '✓' : '✗'} ${t.target}: ${t.answer}`)
+  }
   if (!r.channels.some((c) => c.sent > 0)) throw new CliError('no channel delivered the test alert')
 }
 

@@ -63,4 +63,16 @@ export interface Delivery {
   enabled: boolean
   /** Why nothing (or not everything) went out, in one line. */
   note?: string
+  /** Per target, what its service answered (Web Push subscriptions, webhooks): `bridge notify test` prints them. */
+  targets?: DeliveryTarget[]
+}
+
+export interface DeliveryTarget {
+  /** How logs name it: never a push endpoint or a webhook's secret URL. */
+  target: string
+  /** The device it belongs to, for a per-device target (a device is shown only its own). */
+  device?: string
+  ok: boolean
+  /** `HTTP 201`, `HTTP 410: … (subscription removed)`, or the network error. */
+  answer: string
 }

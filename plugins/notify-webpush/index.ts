@@ -8,7 +8,7 @@ import { defineNotifierPlugin, type Notifier, type NotifierState } from '../../c
 import { createFailureLog } from '../../lib/notify/failures.ts'
 import { postWithRetry } from '../../lib/notify/http.ts'
 import { actingDevice } from '../../core/notify/device.ts'
-import { DEVICE_REVOKED_EVENT, type AlertEvent, type Delivery, type DismissEvent } from '../../lib/notify/events.ts'
+import { DEVICE_REVOKED_EVENT, type AlertEvent, type Delivery, type DeliveryTarget, type DismissEvent } from '../../lib/notify/events.ts'
 import { loadOrCreateVapidKeys, VAPID_FILE, type VapidKeys } from './keys.ts'
 import { createSubscriptionStore, type SubscriptionStore, type WebPushSubscription } from './subscriptions.ts'
 
@@ -87,8 +87,8 @@ async function createWebPushNotifier(ctx: PluginContext, options: WebPushOptions
   const publicUrl = ctx.config.transport.public_url
   const subject = cfg.subject || (publicUrl.startsWith('https://') ? publicUrl : DEFAULT_SUBJECT)
 
-  /** One message to one subscription; a gone subscription is deleted. */
-  const deliver = async (sub: WebPushSubscription, payload: object, opts: { TTL: number; urgency: 'high' | 'normal'; topic: string }): Promise<boolean> => {
+  /** One message to one subscription, and what its push service answered; a gone subscription is deleted. */
+  const deliver = async (sub: WebPushSubscription, payload: object, opts: { TTL: number; urgency: 'high' | 'normal'; topic: string }): Promise<DeliveryTarget> => {
     const webpush = (await import('web-push')).default
     const req = webpush.generateRequestDetails({ endpoint: sub.endpoint, keys: sub.keys }, JSON.stringify(payload), {
       vapidDetails: { subject, publicKey: keys!.publicKey, privateKey: keys!.privateKey },
@@ -109,15 +109,19 @@ async function createWebPushNotifier(ctx: PluginContext, options: WebPushOptions
       retryAfterCapMs: options.retryAfterCapMs,
       dispatcher: options.dispatcher,
     })
+    const target = { target: label, device: sub.device }
     if (r.ok) {
       failures.ok(sub.endpoint, label)
-      return true
+      return { ...target, ok: true, answer: `HTTP ${r.status}` }
     }
+    // 404/410: the subscription is gone for good (an uninstalled app, revoked permission): drop it.
     if (r.status === 404 || r.status === 410) {
       ctx.log.info(`web push: the subscription of ${label} has expired (${r.status}); removed`)
       await subscriptions.removeEndpoint(sub.endpoint).catch(() => {})
-    } else failures.failed(sub.endpoint, r.error, label)
-    return false
+      return { ...target, ok: false, answer: `${r.error} (subscription removed)` }
+    }
+    failures.failed(sub.endpoint, r.error, label)
+    return { ...target, ok: false, answer: r.error }
   }
 
   /** Subscriptions of devices still paired; those of devices revoked while the bridge was down go. */
@@ -129,9 +133,11 @@ async function createWebPushNotifier(ctx: PluginContext, options: WebPushOptions
   }
 
   const fanout = async (subs: WebPushSubscription[], payload: object, opts: { TTL: number; urgency: 'high' | 'normal'; topic: string }): Promise<Delivery> => {
-    const ok = await Promise.all(subs.map((s) => deliver(s, payload, opts).catch(() => false)))
-    const sent = ok.filter(Boolean).length
-    return { sent, total: subs.length, enabled: true, ...(sent < subs.length ? { note: `${subs.length - sent} of ${subs.length} failed (see the bridge log)` } : {}) }
+    const targets = await Promise.all(
+      subs.map((s) => deliver(s, payload, opts).catch((err): DeliveryTarget => ({ target: describeSubscription(s), device: s.device, ok: false, answer: (err as Error).message }))),
+    )
+    const sent = targets.filter((t) => t.ok).length
+    return { sent, total: subs.length, enabled: true, ...(sent < subs.length ? { note: `${subs.length - sent} of ${subs.length} failed (see the bridge log)` } : {}), targets }
   }
 
   return {

@@ -75,7 +75,16 @@ const untilSchema = v.optional(
   ),
 )
 
-const deliverySchema = v.object({ channel: v.string(), sent: v.number(), total: v.number(), enabled: v.boolean(), note: v.optional(v.string()) })
+const targetSchema = v.object({ target: v.string(), device: v.optional(v.string()), ok: v.boolean(), answer: v.string() })
+const deliverySchema = v.object({
+  channel: v.string(),
+  sent: v.number(),
+  total: v.number(),
+  enabled: v.boolean(),
+  note: v.optional(v.string()),
+  // Per subscription, what its push service answered (Web Push).
+  targets: v.optional(v.array(targetSchema)),
+})
 
 export default defineBridgePlugin({
   name: 'push',
@@ -116,12 +125,17 @@ export default defineBridgePlugin({
         delivered: v.optional(v.pipe(v.number(), v.integer())),
         devices: v.optional(v.pipe(v.number(), v.integer())),
         push_enabled: v.boolean(),
+        // Per channel what went out, with this device's own subscriptions and their push services' answers (the app's "Send test alert").
+        channels: v.optional(v.array(deliverySchema)),
       }),
-      async handler({ ctx, state }) {
+      async handler({ ctx, state, auth }) {
         // Answer within a phone's timeout even when a channel is slow; delivery carries on.
         const r = await within(state.fanoutAlert(testAlert(ctx), { seq: 0, test: true }), TESTPUSH_WAIT_MS)
         const enabled = r ? Object.values(r.channels).some((d) => d.enabled) : true
-        return { ok: true, sent: true, ...(r ? { delivered: r.sent, devices: r.total } : {}), push_enabled: enabled }
+        // A device sees its own subscriptions only (the admin token, every one).
+        const mine = (d: Delivery) => (d.targets ? { targets: d.targets.filter((t) => !auth.deviceId || t.device === auth.deviceId) } : {})
+        const channels = r ? Object.entries(r.channels).map(([channel, d]) => ({ channel, ...d, ...mine(d) })) : undefined
+        return { ok: true, sent: true, ...(r ? { delivered: r.sent, devices: r.total, channels } : {}), push_enabled: enabled }
       },
     }),
     route({

@@ -23,6 +23,46 @@ export const untilText = (until: number) =>
  * Alert settings for this device on one bridge: the ways this bridge can alert it (GET
  * /notify/web), each agent's mute (1 h, 8 h, until unmuted; POST /notify/mute|unmute).
  */
+interface TestReport {
+  delivered?: number
+  devices?: number
+  channels?: { channel: string; sent: number; total: number; enabled: boolean; note?: string; targets?: { target: string; ok: boolean; answer: string }[] }[]
+}
+
+/** "Send test alert": POST /testpush, then per channel what went out and, per subscription of this device, what its push service answered. */
+function TestAlert({ feed }: { feed: FeedClient }) {
+  const [report, setReport] = useState<TestReport | null>(null)
+  return html`<div class="row" id="alert-test">
+      <${ActionButton}
+        label="Send test alert"
+        busyLabel="Sending…"
+        run=${async () => {
+          const r = await feed.api.post<TestReport>('/testpush', {})
+          setReport(r)
+          return r.channels ? `Sent to ${r.delivered ?? 0} of ${r.devices ?? 0} targets` : 'Sent; the channels are still answering'
+        }}
+      />
+    </div>
+    ${
+      report?.channels &&
+      html`<ul class="test-report small" aria-label="Test alert report">
+        ${report.channels.map(
+          (c) =>
+            html`<li data-channel=${c.channel}>
+              <strong>${c.channel}</strong>: ${c.sent > 0 ? `sent to ${c.sent} of ${c.total}` : `not sent${c.note ? ` (${c.note})` : ''}`}
+              ${
+                c.targets?.length
+                  ? html`<ul>
+                      ${c.targets.map((t) => html`<li class=${t.ok ? 'ok' : 'error'}>${t.ok ? '✓' : '✗'} ${t.target}: ${t.answer}</li>`)}
+                    </ul>`
+                  : null
+              }
+            </li>`,
+        )}
+      </ul>`
+    }`
+}
+
 export function AlertsView({ feed, alertsControl }: { feed: FeedClient; alertsControl: unknown }) {
   const api = feed.api
   const [web, setWeb] = useState<{ push_config: boolean; webpush_key: boolean } | null>(null)
@@ -53,7 +93,7 @@ export function AlertsView({ feed, alertsControl }: { feed: FeedClient; alertsCo
           : html`<p class="muted small">This bridge does not say which channels it has.</p>`
       }
       <div class="row">${alertsControl}</div>
-      <div class="row" id="alert-test-slot" data-slot="send-test-alert"></div>
+      <${TestAlert} feed=${feed} />
     </section>
     <section aria-labelledby="mute-title">
       <h2 id="mute-title">Mute an agent</h2>
