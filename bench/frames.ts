@@ -71,8 +71,7 @@ async function round(sim: Sim, bridge: BridgeProc, panes: string[]): Promise<Rou
   const clients = Array.from({ length: CLIENTS }, () => client(url))
   try {
     await Promise.all(clients.map((c) => c.ready()))
-    // Every pane idle and announced before counting starts.
-    for (const pane of panes) await sim.request('sim.set_status', { pane_id: pane, state: 'idle', agent: 'bench-agent' })
+    // Let the bridge's watchers settle before counting starts.
     await new Promise((r) => setTimeout(r, 1500))
     const watcher = clients[0]
     const waiters = new Map<string, () => void>()
@@ -146,6 +145,9 @@ export async function run(): Promise<void> {
     const results: Record<'base' | 'now', (Round & { types: Map<string, number> })[]> = { base: [], now: [] }
     for (let r = 0; r < ROUNDS; r++) {
       for (const which of ['base', 'now'] as const) {
+        // Every pane idle before the bridge starts: it takes that as the starting state, so the
+        // previous round's last change cannot alert (working → idle is `done`) inside this one.
+        for (const pane of panes) await sim.request('sim.set_status', { pane_id: pane, state: 'idle', agent: 'bench-agent' })
         const bridge = await (which === 'base' ? spawnBase : spawnBridge)(home)
         try {
           results[which].push(await round(sim, bridge, panes))
