@@ -72,9 +72,15 @@ export function AgentView({ api, bridgeKey, pane, tab: asked, agent, plain, feed
     </nav>
     ${tab === 'card' && html`<${CardView} api=${api} pane=${pane} agent=${agent} bridgeKey=${bridgeKey} caps=${caps} onStatus=${setStatus} />`}
     ${tab === 'terminal' && html`<${TerminalView} api=${api} pane=${pane} />`}
-    ${tab === 'transcript' && html`<${TranscriptView} api=${api} pane=${pane} /><${ReplyBox} api=${api} pane=${pane} />`}
-    ${tab === 'diff' && html`<${DiffView} api=${api} pane=${pane} />`}
-    ${tab === 'activity' && html`<${ActivityTab} api=${api} pane=${pane} bridgeKey=${bridgeKey} />`}
+    ${
+      tab === 'transcript' &&
+      html`<${TranscriptView} api=${api} pane=${pane} /><${ReplyBox}
+          api=${api}
+          pane=${pane}
+          seq=${agent?.agent_status === 'blocked' && typeof agent.state_change_seq === 'number' ? agent.state_change_seq : undefined}
+        />`
+    }
+    ${tab === 'diff' && html`<${DiffView} api=${api} pane=${pane} />`} ${tab === 'activity' && html`<${ActivityTab} api=${api} pane=${pane} bridgeKey=${bridgeKey} />`}
     ${tab === 'commands' && html`<${CommandPalette} api=${api} pane=${pane} />`}
   </main>`
 }
