@@ -205,7 +205,7 @@ function invalidInput(issues: Issues, invalid?: string): HttpError {
 
 /**
  * Route middleware for JSON routes, before h3's validate: 415 for a body that is not JSON, then
- * the body read with its size cap and deadlines (lib/body.ts). The request's `json()`, which h3's
+ * the body read with its size cap and deadlines (core/body.ts). The request's `json()`, which h3's
  * validate calls, answers what was read; a blank body reads as {}.
  */
 function jsonReader(limits: ServerLimits, invalid?: string): Middleware {

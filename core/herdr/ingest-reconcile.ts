@@ -3,15 +3,17 @@
  * (announcing nothing) and afterwards, reporting panes that vanished without an event.
  */
 import type { PaneInfo } from './index.ts'
+import type { SessionSnapshot } from '../../lib/herdr/api.ts'
 import type { SessionLink, SessionPanes } from './ingest-panes.ts'
 
 export function createReconciler(link: SessionLink, panes: SessionPanes) {
   const { book, known } = panes
 
   /** Applies a snapshot; `seed` announces nothing. */
-  const apply = (snap: any, seed: boolean) => {
-    const listed: PaneInfo[] = Array.isArray(snap?.panes) ? snap.panes : []
-    const agents: any[] = Array.isArray(snap?.agents) ? snap.agents : []
+  const apply = (snap: Partial<SessionSnapshot> | undefined, seed: boolean) => {
+    // herdr's answer is read defensively: a field of the wrong shape counts as absent.
+    const listed = (Array.isArray(snap?.panes) ? snap.panes : []) as PaneInfo[]
+    const agents = Array.isArray(snap?.agents) ? snap.agents : []
     const now = new Map(listed.map((p) => [p.pane_id, p.workspace_id]))
     if (seed) {
       known.clear()
@@ -31,9 +33,9 @@ export function createReconciler(link: SessionLink, panes: SessionPanes) {
   }
 
   /** The snapshot now, or undefined when herdr did not answer. */
-  const snapshot = async (): Promise<any> => {
+  const snapshot = async (): Promise<Partial<SessionSnapshot> | undefined> => {
     try {
-      return (await link.herdr.call<{ snapshot: any }>(link.session, 'session.snapshot', {})).snapshot
+      return (await link.herdr.call<{ snapshot?: Partial<SessionSnapshot> }>(link.session, 'session.snapshot', {})).snapshot
     } catch {
       return undefined
     }

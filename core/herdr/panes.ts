@@ -1,6 +1,7 @@
 import type { Herdr, PaneInfo } from './index.ts'
 import { HerdrError } from './socket.ts'
 import { qualifyId } from './ids.ts'
+import type { PaneProcessInfo } from '../../lib/herdr/api.ts'
 
 /**
  * Pane operations shared by /pane/new and /agent/start: create a pane without taking the
@@ -61,8 +62,8 @@ export interface ShellState {
 
 /** At the prompt when the shell itself leads the terminal's foreground process group. */
 export async function shellState(herdr: Herdr, session: string, paneId: string): Promise<ShellState> {
-  const r = await herdr.call<{ process_info: any }>(session, 'pane.process_info', { pane_id: paneId })
-  const info = r.process_info ?? {}
+  const r = await herdr.call<{ process_info?: Partial<PaneProcessInfo> }>(session, 'pane.process_info', { pane_id: paneId })
+  const info: Partial<PaneProcessInfo> = r.process_info ?? {}
   const atPrompt = typeof info.shell_pid === 'number' && info.shell_pid === info.foreground_process_group_id
   const fg = (info.foreground_processes ?? []) as { pid: number; name: string; cmdline?: string }[]
   const leader = fg.find((p) => p.pid === info.foreground_process_group_id) ?? fg[0]

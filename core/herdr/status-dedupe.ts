@@ -13,14 +13,15 @@ export interface PaneStatus {
 
 export interface StatusBook {
   /** Replaces everything with what herdr reports now; nothing is announced for it. */
-  seed(agents: { pane_id: string; workspace_id?: string; agent?: string; agent_status?: string }[]): void
+  /** herdr sends `null` for an absent agent kind or workspace (lib/herdr/api.ts); both read as empty. */
+  seed(agents: { pane_id: string; workspace_id?: string | null; agent?: string | null; agent_status?: string | null }[]): void
   get(pane: string): PaneStatus | undefined
   has(pane: string): boolean
   /**
    * Records the pane's current status. Returns the record when it is a real transition (a new
    * pane or a different status), undefined when nothing changed.
    */
-  commit(pane: string, status: string | undefined, agent?: string, workspace?: string): PaneStatus | undefined
+  commit(pane: string, status: string | undefined, agent?: string | null, workspace?: string | null): PaneStatus | undefined
   forget(pane: string): void
   /** herdr gives a moved pane a new id. */
   rename(from: string, to: string): void
