@@ -151,11 +151,11 @@ function check(reading: Reading, entries: RawEntry[]): void {
 }
 
 describe('real files through the readers', () => {
-  it('the corpus holds at least 10 files from at least 3 repositories, claude and codex', () => {
+  it('the corpus holds at least 10 files from at least 4 repositories, claude and codex', () => {
     const files = SAMPLES.length + SAMPLES.reduce((n, s) => n + s.subagents.length, 0)
     expect(files).toBeGreaterThanOrEqual(10)
     // The folder under the kind names the publishing repository (PROVENANCE.md).
-    expect(new Set(SAMPLES.map((s) => s.file.split('/')[1])).size).toBeGreaterThanOrEqual(3)
+    expect(new Set(SAMPLES.map((s) => s.file.split('/')[1])).size).toBeGreaterThanOrEqual(4)
     expect(new Set(SAMPLES.map((s) => s.kind))).toEqual(new Set(['claude', 'codex']))
   })
 
