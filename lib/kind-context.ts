@@ -1,4 +1,5 @@
 import type { ConsolaInstance } from 'consola'
+import type { Exec } from './exec.ts'
 
 /**
  * What an agent kind's readers (commands, usage, a question service) may read of the running
@@ -12,4 +13,6 @@ export interface KindContext {
   /** Wall clock, injectable in tests. */
   now: () => number
   log: ConsolaInstance
+  /** Runs a program with a timeout (lib/exec.ts). */
+  exec: Exec
 }
