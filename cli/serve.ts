@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
-import { consola } from 'consola'
+import { consola as plain } from 'consola/basic'
 import { DEFAULT_ADDR, loadConfig, resolveDataDir, splitAddr, type BridgeConfig } from '../core/config.ts'
 import type { BridgeUserConfig } from '../core/plugin.ts'
 import { createBridge, type Bridge } from '../core/server.ts'
@@ -28,6 +28,9 @@ export interface ServeOptions {
 }
 
 export async function serve(opts: ServeOptions): Promise<void> {
+  // A terminal gets consola's fancy lines; a service, pipe or file gets plain ones: the fancy
+  // reporter costs ~45 ms of start-up CPU and 2.9 MiB of idle RSS (an Intl.Segmenter), measured.
+  const consola = process.stderr.isTTY ? (await import('consola')).consola : plain
   // consola lowers its level under CI/test env vars; a daemon's log level is ours to set.
   consola.level = process.env.BRIDGE_LOG_LEVEL ? Number(process.env.BRIDGE_LOG_LEVEL) : 3
   // No clock time on log lines: formatting one loads ICU's date data, 6 MiB of the daemon's idle
