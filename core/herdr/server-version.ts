@@ -5,8 +5,7 @@
  * is taken as the oldest we serve. Facts and sources: docs/herdr-versions.md.
  */
 
-/** Oldest protocol the bridge is built for (herdr 0.8.x speaks 19–20); older gets a warning. */
-export const HERDR_PROTOCOL_MIN = 20
+// The oldest protocol the bridge is built for is HERDR_PROTOCOL in core/version.ts (older gets a warning).
 /** Newest protocol the bridge was tested against (herdr 0.9.x reports 22); newer gets a notice. */
 export const HERDR_PROTOCOL_TESTED = 22
 /** Newest herdr version the bridge was tested against (the simulator's 0.9 mode). */
