@@ -12,6 +12,7 @@ import { readWebConfig } from './web-config.ts'
 /**
  * Alerts (the README's Alerts section): composition here, delivery in the notifier plugins (notify-*).
  *   POST /testpush           device → {ok:true, sent:true, …}: a sample alert through every channel
+ *   POST /notify/test        device → {channels}: the same, reported per channel and per own subscription
  *   GET  /push-config        none   → the web client's Firebase web config (camelCase + vapidKey);
  *                                     404 when there is none (mobile clients rely on that)
  *   GET  /firebase-config    none   → the same (the path the reference client calls)
@@ -125,17 +126,30 @@ export default defineBridgePlugin({
         delivered: v.optional(v.pipe(v.number(), v.integer())),
         devices: v.optional(v.pipe(v.number(), v.integer())),
         push_enabled: v.boolean(),
-        // Per channel what went out, with this device's own subscriptions and their push services' answers (the app's "Send test alert").
-        channels: v.optional(v.array(deliverySchema)),
       }),
-      async handler({ ctx, state, auth }) {
+      async handler({ ctx, state }) {
         // Answer within a phone's timeout even when a channel is slow; delivery carries on.
         const r = await within(state.fanoutAlert(testAlert(ctx), { seq: 0, test: true }), TESTPUSH_WAIT_MS)
         const enabled = r ? Object.values(r.channels).some((d) => d.enabled) : true
+        return { ok: true, sent: true, ...(r ? { delivered: r.sent, devices: r.total } : {}), push_enabled: enabled }
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/notify/test',
+      auth: 'device',
+      // This device's own alerts: a watching device may test them.
+      role: 'viewer',
+      errors: 'json',
+      describe:
+        "Send a sample alert through every channel and say per channel what went out, with this device's own Web Push subscriptions and what their push services answered (the web app's Send test alert)",
+      response: v.object({ channels: v.array(deliverySchema) }),
+      async handler({ ctx, state, auth }) {
+        const r = await within(state.fanoutAlert(testAlert(ctx), { seq: 0, test: true }), TESTPUSH_WAIT_MS)
+        if (!r) fail(504, `the channels are still sending after ${TESTPUSH_WAIT_MS / 1000} s; see the bridge log`)
         // A device sees its own subscriptions only (the admin token, every one).
         const mine = (d: Delivery) => (d.targets ? { targets: d.targets.filter((t) => !auth.deviceId || t.device === auth.deviceId) } : {})
-        const channels = r ? Object.entries(r.channels).map(([channel, d]) => ({ channel, ...d, ...mine(d) })) : undefined
-        return { ok: true, sent: true, ...(r ? { delivered: r.sent, devices: r.total, channels } : {}), push_enabled: enabled }
+        return { channels: Object.entries(r.channels).map(([channel, d]) => ({ channel, ...d, ...mine(d) })) }
       },
     }),
     route({

@@ -24,12 +24,10 @@ export const untilText = (until: number) =>
  * /notify/web), each agent's mute (1 h, 8 h, until unmuted; POST /notify/mute|unmute).
  */
 interface TestReport {
-  delivered?: number
-  devices?: number
-  channels?: { channel: string; sent: number; total: number; enabled: boolean; note?: string; targets?: { target: string; ok: boolean; answer: string }[] }[]
+  channels: { channel: string; sent: number; total: number; enabled: boolean; note?: string; targets?: { target: string; ok: boolean; answer: string }[] }[]
 }
 
-/** "Send test alert": POST /testpush, then per channel what went out and, per subscription of this device, what its push service answered. */
+/** "Send test alert": POST /notify/test, then per channel what went out and, per subscription of this device, what its push service answered. */
 function TestAlert({ feed }: { feed: FeedClient }) {
   const [report, setReport] = useState<TestReport | null>(null)
   return html`<div class="row" id="alert-test">
@@ -37,9 +35,11 @@ function TestAlert({ feed }: { feed: FeedClient }) {
         label="Send test alert"
         busyLabel="Sending…"
         run=${async () => {
-          const r = await feed.api.post<TestReport>('/testpush', {})
+          const r = await feed.api.post<TestReport>('/notify/test', {})
           setReport(r)
-          return r.channels ? `Sent to ${r.delivered ?? 0} of ${r.devices ?? 0} targets` : 'Sent; the channels are still answering'
+          const sent = r.channels.reduce((n, c) => n + c.sent, 0)
+          const total = r.channels.reduce((n, c) => n + c.total, 0)
+          return `Sent to ${sent} of ${total} targets`
         }}
       />
     </div>
