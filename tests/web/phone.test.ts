@@ -102,6 +102,28 @@ describe('options answer only their own question', () => {
     expect(approvals).toEqual([{ agent: pane, seq, option: 2 }])
     await screenHas(pane, 'Finished.')
   })
+  it('ignores taps for a moment after the options appear or move', async () => {
+    const pane = await agent({ start: 'permission', default_reply: 'Finished.', work_ms: 300 }, 'settle')
+    const approvals: string[] = []
+    page.on('request', (r) => void (r.url().endsWith('/approve') && approvals.push(pane)))
+    await open(page, pane)
+    const opts = page.locator('.options')
+    await opts.waitFor()
+    // Just appeared: settling, every button disabled, a tap does nothing.
+    expect(await opts.getAttribute('data-settling')).toBe('true')
+    await page
+      .locator('button.option')
+      .first()
+      .evaluate((b: HTMLButtonElement) => b.click())
+    await until(async () => (await opts.getAttribute('data-settling')) === null && !(await page.locator('button.option').first().isDisabled()), 'the options to settle')
+    // Something above pushes the options down: on the card's next render they settle again.
+    await page.evaluate(() => document.querySelector('.card')!.prepend(Object.assign(document.createElement('div'), { style: 'height:120px' })))
+    await until(async () => (await opts.getAttribute('data-settling')) === 'true', 'the moved options to settle again', 10_000, 10)
+    expect(await page.locator('button.option').first().isDisabled()).toBe(true)
+    await until(async () => (await opts.getAttribute('data-settling')) === null, 'the options to settle after the move')
+    expect(approvals).toEqual([])
+  })
+
   it('a tap on a question the desk already answered is refused, the card says why, and nothing reaches the pane', async () => {
     const pane = await agent({ start: 'permission', default_reply: 'Finished the task.', work_ms: 1500 }, 'late')
     const p = await pairedPage()

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { html } from '../ui.ts'
 import { ApiError, type Api } from '../lib/api.ts'
 import { wordsFor } from '../lib/compose.ts'
@@ -49,12 +49,22 @@ export function Options({
   const [outcome, setOutcome] = useState<Outcome | null>(null)
   const confirmTimer = useRef<ReturnType<typeof setTimeout>>()
   const shape = JSON.stringify([question, seq, options.map((o) => [o.index, o.key, o.label, o.selected])])
+  // The buttons moved on the page (the text above them changed): a tap aimed before the move
+  // could land on another option, so the settle time starts again.
+  const box = useRef<HTMLDivElement>(null)
+  const top = useRef<number | null>(null)
+  const [moves, setMoves] = useState(0)
+  useLayoutEffect(() => {
+    const y = box.current ? box.current.getBoundingClientRect().top + window.scrollY : null
+    if (top.current !== null && y !== null && Math.abs(y - top.current) > 2) setMoves((m) => m + 1)
+    top.current = y
+  })
   useEffect(() => {
     setSettling(true)
     setConfirming(null)
     const t = setTimeout(() => setSettling(false), SETTLE_MS)
     return () => clearTimeout(t)
-  }, [shape])
+  }, [shape, moves])
   useEffect(() => () => clearTimeout(confirmTimer.current), [])
 
   const id = (o: Option) => `${o.index}/${o.key ?? ''}`
@@ -85,7 +95,7 @@ export function Options({
     }
   }
 
-  return html`<div class="options" data-settling=${settling ? 'true' : undefined}>
+  return html`<div class="options" ref=${box} data-settling=${settling ? 'true' : undefined}>
       ${options.map((o) => {
         const asking = confirming === id(o)
         return html`<button
