@@ -76,7 +76,10 @@ describe('WS /events', () => {
       agent_status: expect.any(String),
       session: 'default',
     })
+    // Closed before the next test counts the bus's subscribers: a late unsubscribe would cancel
+    // out the next socket's subscription in that count (seen on Node 22).
     for (const c of clients) c.close()
+    await Promise.all(clients.map((c) => c.closed))
   })
 
   test('one delta per real transition, however many ways herdr reports it', async () => {
@@ -103,6 +106,7 @@ describe('WS /events', () => {
     // The renames still reach clients as herdr's own pane_updated events.
     expect(c.frames.some((f) => f.source === 'multiplexer' && f.type === 'pane_updated' && f.payload.pane.pane_id === pane)).toBe(true)
     c.close()
+    await c.closed
   })
 
   test('a client that stops reading is closed with 4000 while a fast one keeps every event', async () => {
