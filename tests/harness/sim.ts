@@ -97,6 +97,8 @@ export interface Sim {
   subscribe(subscriptions: unknown[], session?: string, id?: string): Promise<Subscription>
   /** Closes one session's socket in place ("herdr went away"); `fresh` also kills its panes. */
   stopSession(session?: string, opts?: { fresh?: boolean }): Promise<void>
+  /** Runs a `sim.*` method with the socket closed (after stopSession): a change no client sees happen. */
+  direct(method: string, params: Record<string, unknown>, session?: string): Promise<void>
   /** Re-listens on the same socket path. */
   startSession(session?: string): Promise<void>
   /** Stops the whole simulator process and starts a new one on the same sockets (fresh state). */
@@ -365,6 +367,7 @@ export async function startSim(opts: StartSimOptions): Promise<Sim> {
     subscribe,
     stopSession: (session = 'default', o = {}) => control({ cmd: 'stop', session, fresh: o.fresh === true }),
     startSession: (session = 'default') => control({ cmd: 'start', session }),
+    direct: (method, params, session = 'default') => control({ cmd: 'call', session, method, params }),
     async restart() {
       await stop()
       await spawnSim()

@@ -96,18 +96,21 @@ describe('alerts across restarts', { timeout: 120_000 }, () => {
     await b.close()
   })
 
-  it('herdr restarting while the bridge runs: an agent blocked meanwhile alerts once on the reconnect', async () => {
+  it('cut off from herdr while an agent blocks: the reconnect alerts it once', async () => {
     const pane = (await sim.request('workspace.create', { cwd: home })).root_pane.pane_id
     await setStatus(pane, 'working')
     const { b, events } = await bridgeOn('/h')
     expect(posts('/h')).toEqual([])
     await sim.stopSession('default')
     await until(() => events.find((e) => e.type === 'multiplexer_disconnected'), 'disconnect', 45_000)
+    // The agent blocks while no client can see it happen: no event will ever say so.
+    await sim.direct('sim.set_status', { pane_id: pane, state: 'blocked', agent: 'sim-agent' })
     await sim.startSession('default')
-    await setStatus(pane, 'blocked')
     await until(() => posts('/h', 'agent.blocked').length === 1, 'the alert after the reconnect', 45_000)
     await b.bridge.state(push)!.idle()
     expect(posts('/h', 'agent.blocked').map((p) => p.pane)).toEqual([pane])
+    // Seen by listing on the reconnect, not by a status event.
+    expect(events.some((e) => e.type === 'pane_agent_status_changed' && e.payload.pane_id === pane && e.payload.agent_status === 'blocked')).toBe(false)
     await b.close()
   })
 })

@@ -148,7 +148,7 @@ async function main(): Promise<void> {
 
   async function control(line: string): Promise<void> {
     const reply = (ok: boolean, body: unknown): boolean => process.stdout.write(`${ok ? 'ok' : 'err'} ${JSON.stringify(body)}\n`)
-    let cmd: { cmd?: string; session?: string; fresh?: boolean; seq?: number }
+    let cmd: { cmd?: string; session?: string; fresh?: boolean; seq?: number; method?: string; params?: unknown }
     try {
       cmd = JSON.parse(line)
     } catch {
@@ -159,6 +159,7 @@ async function main(): Promise<void> {
     try {
       if (cmd.cmd === 'stop') await session.stop({ fresh: cmd.fresh === true })
       else if (cmd.cmd === 'start') await session.start()
+      else if (cmd.cmd === 'call') session.direct(String(cmd.method), cmd.params ?? {})
       else return void reply(false, { seq: cmd.seq, error: `unknown cmd ${cmd.cmd}` })
       reply(true, { seq: cmd.seq, session: cmd.session ?? 'default', listening: session.listening })
     } catch (err) {

@@ -56,6 +56,16 @@ export class SimSession {
     this.supervisor = setInterval(() => this.supervise(), SUPERVISE_MS)
   }
 
+  /**
+   * Runs a `sim.*` method on this session's state without a client (the control channel): an agent
+   * that changes while the socket is closed, i.e. while the bridge is cut off from a running herdr.
+   */
+  direct(method: string, params: unknown): unknown {
+    const handler = method.startsWith('sim.') ? HANDLERS[method] : undefined
+    if (!handler) throw new Error(`no sim method ${method}`)
+    return handler(params, { s: this.state, id: 'control', conn: undefined as never, stopServer: (o) => this.stopServer(o) })
+  }
+
   /** Closes the socket. `fresh` also kills every pane and resets ids, as a real restart would. */
   async stop(opts: { fresh?: boolean } = {}): Promise<void> {
     clearInterval(this.supervisor)
