@@ -157,15 +157,15 @@ export function App() {
     update(bridges.filter((x) => x.key !== key))
   }
   const inbox = html`<${InboxView} bridges=${bridges} feeds=${feeds} onRemove=${forget} compact=${!!body} />`
-  // From 1024 px up the list stays beside whatever is open; on a phone one view at a time.
+  // From 1024 px up the list stays beside whatever is open; on a phone one view at a time. The
+  // detail keeps its place in the tree either way, so resizing never restarts what it shows.
+  const split = wide && route.view !== 'pair' && bridges.length > 0
   const content = !body
     ? inbox
-    : wide && route.view !== 'pair' && bridges.length
-      ? html`<div class="split">
-          <aside class="split-list" aria-label="Agents list">${inbox}</aside>
-          <div class="split-detail">${body}</div>
-        </div>`
-      : body
+    : html`<div class=${split ? 'split' : 'single'}>
+        <div class="split-detail">${body}</div>
+        ${split ? html`<aside class="split-list" aria-label="Agents list">${inbox}</aside>` : null}
+      </div>`
   const current = route.view === 'agent' ? bridges.find((b) => b.key === route.bridge) : 'bridge' in route && route.bridge ? bridges.find((b) => b.key === route.bridge) : undefined
 
   const here = route.view

@@ -23,6 +23,12 @@ export function NextView({ feeds }: { feeds: Map<string, FeedClient> }) {
   const left = candidates.filter(
     (c) => c.agent.agent_status === 'blocked' && !visited.has(walkKey(c.bridge, c.agent.pane_id)) && c !== cur && c.agent.pane_id !== cur?.agent.pane_id,
   ).length
+  // Shown in the walk is seen, as when the agent is opened from the inbox.
+  const shownFeed = cur && feeds.get(cur.bridge)
+  const shownSeq = cur && shownFeed?.snapshot.agents?.find((a) => a.pane_id === cur.agent.pane_id)?.state_change_seq
+  useEffect(() => {
+    if (cur && shownFeed && typeof shownSeq === 'number') shownFeed.markSeen(cur.agent.pane_id, shownSeq)
+  }, [cur && walkKey(cur.bridge, cur.agent.pane_id), shownSeq])
   if (!cur)
     return html`<main class="pane view all-clear" aria-labelledby="clear-title">
       <h1 id="clear-title">All clear</h1>
@@ -38,7 +44,7 @@ export function NextView({ feeds }: { feeds: Map<string, FeedClient> }) {
     setCurrent(nextBlocked(candidates, v))
   }
   return html`<div class="triage">
-    <div class="triage-bar row" role="group" aria-label="Triage">
+    <div class="triage-bar row" role="group" aria-label="Triage" data-pane=${cur.agent.pane_id}>
       <span class="grow">${left ? `${left} more waiting` : 'Last one waiting'}</span>
       <button class="primary" onClick=${next}>${left ? 'Next' : 'Done'}</button>
     </div>

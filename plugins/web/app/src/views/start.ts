@@ -98,7 +98,7 @@ export function StartView({ feed, params }: { feed: FeedClient; params: URLSearc
             ? html`<p class="muted">No agent herdr knows (${avail.known_kinds.join(', ')}) is installed on this host's PATH.</p>`
             : html`<label
                 >Agent
-                <select value=${kind} onChange=${(e: any) => setKind(e.currentTarget.value)}>
+                <select aria-label="Agent kind" value=${kind} onChange=${(e: any) => setKind(e.currentTarget.value)}>
                   ${avail.agents.map((a) => html`<option value=${a.kind}>${a.kind}${a.state_reporting ? '' : ' (no status reports)'}</option>`)}
                 </select>
               </label>`
@@ -113,7 +113,7 @@ export function StartView({ feed, params }: { feed: FeedClient; params: URLSearc
           (where === 'tab' || where === 'worktree') &&
           html`<label
             >Space
-            <select value=${workspace} onChange=${(e: any) => setWorkspace(e.currentTarget.value)}>
+            <select aria-label="Space" value=${workspace} onChange=${(e: any) => setWorkspace(e.currentTarget.value)}>
               ${workspaces.map((w) => html`<option value=${w.workspace_id}>${w.label || w.workspace_id}</option>`)}
             </select>
           </label>`
@@ -122,7 +122,14 @@ export function StartView({ feed, params }: { feed: FeedClient; params: URLSearc
           where === 'worktree' &&
           html`<label
             >Branch <span class="muted small">(empty: herdr picks a name)</span>
-            <input value=${branch} onInput=${(e: any) => setBranch(e.currentTarget.value)} placeholder="feature/my-change" autocapitalize="off" spellcheck=${false} />
+            <input
+              aria-label="Branch"
+              value=${branch}
+              onInput=${(e: any) => setBranch(e.currentTarget.value)}
+              placeholder="feature/my-change"
+              autocapitalize="off"
+              spellcheck=${false}
+            />
           </label>`
         }
         ${where === 'folder' && html`<${FolderPicker} api=${api} value=${folder} onPick=${setFolder} />`}
@@ -131,7 +138,7 @@ export function StartView({ feed, params }: { feed: FeedClient; params: URLSearc
           (shells.length
             ? html`<label
                 >Shell pane
-                <select value=${pane} onChange=${(e: any) => setPane(e.currentTarget.value)}>
+                <select aria-label="Shell pane" value=${pane} onChange=${(e: any) => setPane(e.currentTarget.value)}>
                   ${shells.map((p) => html`<option value=${p.pane_id}>${p.pane_id}</option>`)}
                 </select>
               </label>`
@@ -139,11 +146,11 @@ export function StartView({ feed, params }: { feed: FeedClient; params: URLSearc
         }
         <label
           >Name <span class="muted small">(optional: a lowercase letter, then a-z 0-9 _ -)</span>
-          <input value=${name} onInput=${(e: any) => setName(e.currentTarget.value)} autocapitalize="off" spellcheck=${false} />
+          <input aria-label="Name" value=${name} onInput=${(e: any) => setName(e.currentTarget.value)} autocapitalize="off" spellcheck=${false} />
         </label>
         <label
           >First prompt <span class="muted small">(optional)</span>
-          <textarea rows="3" value=${prompt} onInput=${(e: any) => setPrompt(e.currentTarget.value)}></textarea>
+          <textarea aria-label="First prompt" rows="3" value=${prompt} onInput=${(e: any) => setPrompt(e.currentTarget.value)}></textarea>
         </label>
         <div class="row">
           <${ActionButton} label="Start" busyLabel=${`Starting ${kind}…`} disabled=${!ready} run=${start} />

@@ -1,0 +1,351 @@
+// Running agents from the phone, end to end: headless Chromium at 390 px against the real bridge
+// and the herdr simulator (real PTYs, fake claude agents on the bridge's PATH, real git). Each
+// test acts through the UI and checks what herdr, git or the bridge saw. The tests run in order
+// and build on each other: start in a new worktree → answer → review → delete its branch, then
+// lifecycle, spaces, the other views, devices and roles, alerts, triage and lost access.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import type { Page } from 'playwright-core'
+import { startSim } from '../harness/sim.ts'
+import { startBridge, type TestBridge } from '../harness/bridge.ts'
+import { until } from '../harness/wait.ts'
+import { ensureBuilt, launch, type Browser } from './browser.ts'
+
+let home: string
+let sim: Awaited<ReturnType<typeof startSim>>
+let bridge: TestBridge
+let browser: Browser
+let page: Page
+let repo: string
+let owner: { id: string; bearer: string }
+let worktreePane: string
+let worktreePath: string
+const SHOTS = process.env.WEB_SCREENSHOTS ? resolve(import.meta.dirname, '../../docs/screenshots') : mkdtempSync(join(tmpdir(), 'web-shots-'))
+
+const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.invalid', '-c', 'user.name=t', ...args], { cwd, encoding: 'utf8' }).trim()
+const screen = async (pane: string) => (await sim.request('pane.read', { pane_id: pane, source: 'visible', format: 'text' })).read.text as string
+const screenHas = (pane: string, needle: string) => until(async () => (await screen(pane)).includes(needle), `"${needle}" on ${pane}'s screen`, 60_000)
+const snapshot = async () => (await (await bridge.request('/snapshot')).json()).result.snapshot
+const go = async (hash: string) => {
+  await page.goto(`${bridge.url}/${hash}`)
+}
+
+async function shoot(name: string): Promise<void> {
+  // Passing toasts would cover what the screenshot is for (hidden for the shot only).
+  const hide = await page.addStyleTag({ content: '.toasts{display:none!important}' })
+  for (const width of [390, 1280]) {
+    await page.setViewportSize({ width, height: width === 390 ? 844 : 800 })
+    await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`) })
+  }
+  await page.setViewportSize({ width: 390, height: 844 })
+  await hide.evaluate((e) => e.remove())
+}
+
+async function pairAs(role: string, name: string) {
+  const { code } = await (await bridge.request('/admin/pairing', { method: 'POST', json: { role } })).json()
+  return (await (await bridge.request('/pair', { method: 'POST', token: null, json: { code, device_name: name } })).json()) as { id: string; bearer: string }
+}
+
+/** This browser as the given device (what pairing stores), then the app loaded afresh. */
+async function useDevice(bearer: string, hash = '#/') {
+  await page.goto(bridge.url + '/#/')
+  await page.evaluate(
+    ([url, bearer]) => localStorage.setItem('herdr-bridge.bridges.v1', JSON.stringify([{ key: 'b1', url, bearer, name: 'test bridge', server_id: '', device_id: '' }])),
+    [bridge.url, bearer],
+  )
+  await page.goto('about:blank')
+  await go(hash)
+}
+
+beforeAll(async () => {
+  ensureBuilt()
+  mkdirSync(SHOTS, { recursive: true })
+  home = mkdtempSync(join(tmpdir(), 'web-manage-'))
+  // Agents started from the app run this script: the first prompt asks for a permission.
+  const script = join(home, 'agent-script.json')
+  writeFileSync(
+    script,
+    JSON.stringify({
+      work_ms: 200,
+      turns: [{ tool: { name: 'Write', input: { file_path: 'tests.txt' }, question: 'Create tests.txt?' }, reply: 'Tests written.' }],
+      default_reply: 'Done.',
+    }),
+  )
+  sim = await startSim({ home, testMode: true, env: { FAKE_AGENT_SCRIPT: script } })
+  bridge = await startBridge({ home, env: { PATH: sim.clientEnv().PATH! } })
+  repo = join(home, 'repo')
+  mkdirSync(repo)
+  git(repo, 'init', '-q', '-b', 'main')
+  writeFileSync(join(repo, 'README.md'), 'hello\n')
+  git(repo, 'add', '.')
+  git(repo, 'commit', '-q', '-m', 'init')
+  await sim.request('workspace.create', { cwd: repo, label: 'repo' })
+  owner = await pairAs('owner', 'owner phone')
+  browser = await launch()
+  page = browser.page
+  await useDevice(owner.bearer)
+})
+
+afterAll(async () => {
+  await browser?.close()
+  await bridge?.close()
+  await sim?.stop()
+  rmSync(home, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 })
+  if (!process.env.WEB_SCREENSHOTS) rmSync(SHOTS, { recursive: true, force: true })
+})
+
+describe('running agents from the phone', () => {
+  it('starts claude in a new worktree with a first prompt, and it shows up at once', async () => {
+    await go('#/start')
+    await page.getByLabel('Agent kind').selectOption('claude')
+    await page.getByLabel('A new worktree (its own branch)').check()
+    await page.getByLabel('Space', { exact: true }).selectOption({ label: 'repo' })
+    await page.getByLabel('Branch', { exact: true }).fill('feat-tests')
+    await page.getByLabel('First prompt', { exact: true }).fill('Add tests')
+    await shoot('start')
+    await page.getByRole('button', { name: 'Start', exact: true }).click()
+    const result = page.locator('.result.ok', { hasText: 'Started claude' })
+    await result.waitFor({ timeout: 150_000 })
+    worktreePane = /in (\S+?)(,|$)/.exec((await result.textContent())!)![1]
+    // herdr made the worktree on that branch, and the agent got the prompt.
+    const wt = git(repo, 'worktree', 'list', '--porcelain')
+    expect(wt).toContain('branch refs/heads/feat-tests')
+    worktreePath = /worktree (\S+)\nHEAD \S+\nbranch refs\/heads\/feat-tests/.exec(wt)![1]
+    const agent = (await sim.request('agent.get', { target: worktreePane })).agent
+    expect([agent.agent, agent.cwd]).toEqual(['claude', worktreePath])
+    await screenHas(worktreePane, 'Add tests')
+    await page.getByRole('link', { name: 'Open claude' }).click()
+    await page.locator('#card-headline').waitFor()
+  })
+
+  it('answers its question from the card', async () => {
+    const yes = page.locator('button.option[data-default="true"]')
+    await yes.waitFor({ timeout: 60_000 })
+    await yes.click()
+    await screenHas(worktreePane, 'Tests written.')
+  })
+
+  it('reviews its change in the diff', async () => {
+    writeFileSync(join(worktreePath, 'tests.txt'), 'test one\n')
+    git(worktreePath, 'add', 'tests.txt')
+    git(worktreePath, 'commit', '-q', '-m', 'tests')
+    writeFileSync(join(worktreePath, 'README.md'), 'hello\nmore\n')
+    await page.getByRole('link', { name: 'Changes' }).click()
+    const file = page.locator('details.file', { hasText: 'README.md' })
+    await file.waitFor()
+    expect(await file.locator('.ln.add .code').allTextContents()).toEqual(['more'])
+  })
+
+  it('deletes its unmerged branch only after a second confirmation that says what is lost', async () => {
+    git(worktreePath, 'checkout', '-q', '--', 'README.md')
+    await go('#/spaces')
+    const space = page.locator('section.space', { has: page.locator(`[data-pane="${worktreePane}"]`) })
+    await space.getByRole('button', { name: 'Branch…' }).click()
+    await space.locator('.branch-line', { hasText: '⎇ feat-tests' }).waitFor()
+    expect(await space.locator('.branch-line .warn').textContent()).toBe('1 commit not merged into main')
+    await shoot('spaces')
+    await space.getByRole('button', { name: 'Delete branch…' }).click()
+    await space.getByRole('button', { name: 'Delete unmerged branch' }).click()
+    const last = space.locator('.confirm-text')
+    expect(await last.textContent()).toBe(
+      'Last check: 1 commit on feat-tests exist nowhere else and will be lost, with the worktree folder and any uncommitted change in it. Delete?',
+    )
+    expect(git(repo, 'branch', '--list', 'feat-tests')).toContain('feat-tests')
+    await space.getByRole('button', { name: 'Delete and lose them' }).click()
+    // The space goes with its worktree, so the outcome stays in the toast.
+    await page.locator('.toast', { hasText: 'Deleted branch feat-tests (1 unmerged commit dropped)' }).waitFor({ state: 'attached' })
+    expect(git(repo, 'branch', '--list', 'feat-tests')).toBe('')
+    expect(git(repo, 'worktree', 'list')).not.toContain(worktreePath)
+    await until(async () => !(await snapshot()).panes.some((p: any) => p.pane_id === worktreePane), 'the worktree space gone from herdr')
+  })
+
+  it('stops an agent after asking, starts one again in the idle shell, and restarts it', async () => {
+    const pane = (await sim.request('sim.create_agent_pane', { kind: 'claude', cwd: repo, label: 'chat', script: { start: 'idle', default_reply: 'ok' } })).pane.pane_id as string
+    await go(`#/agent/b1/${encodeURIComponent(pane)}/card`)
+    await page.getByRole('button', { name: 'Stop', exact: true }).click()
+    expect(await page.locator('.confirm-text').textContent()).toBe('Stop claude? The pane stays open as a shell.')
+    expect((await sim.request('agent.get', { target: pane })).agent?.agent).toBe('claude')
+    await page.locator('.confirm').getByRole('button', { name: 'Stop' }).click()
+    // The agent leaves, and its actions with it: the outcome is the toast's.
+    await page.locator('.toast', { hasText: `Stopped claude in ${pane}` }).waitFor({ timeout: 100_000 })
+    await until(async () => !(await snapshot()).agents.some((a: any) => a.pane_id === pane), 'the agent gone from the snapshot')
+    // The pane stays, as a plain shell that offers to start an agent.
+    await page.getByRole('link', { name: 'Start agent here' }).click()
+    expect(await page.getByLabel('Shell pane', { exact: true }).inputValue()).toBe(pane)
+    await page.getByLabel('Agent kind').selectOption('claude')
+    await page.getByRole('button', { name: 'Start', exact: true }).click()
+    await page.locator('.result.ok', { hasText: `Started claude` }).waitFor({ timeout: 100_000 })
+    expect((await sim.request('agent.get', { target: pane })).agent?.agent).toBe('claude')
+    await go(`#/agent/b1/${encodeURIComponent(pane)}/card`)
+    await page.getByRole('button', { name: 'Restart', exact: true }).click()
+    await page.locator('.confirm').getByRole('button', { name: 'Restart' }).click()
+    // The agent is briefly gone while it restarts, and its actions with it: the outcome is the toast's.
+    await page.locator('.toast', { hasText: 'Restarted claude' }).waitFor({ timeout: 100_000 })
+    expect((await sim.request('agent.get', { target: pane })).agent?.agent).toBe('claude')
+  })
+
+  it('opens and closes tabs and panes in a space', async () => {
+    const tabsOf = async () => (await snapshot()).tabs.filter((t: any) => t.workspace_id === 'w1').map((t: any) => t.tab_id)
+    const before = await tabsOf()
+    await go('#/spaces')
+    const space = page.locator('section.space[data-space="w1"]')
+    await space.getByRole('button', { name: 'New tab' }).click()
+    const opened = await until(async () => (await tabsOf()).find((t: string) => !before.includes(t)), 'a new tab in herdr')
+    const tab = space.locator(`.tabbox[data-tab="${opened}"]`)
+    await tab.getByRole('button', { name: 'New pane' }).click()
+    const panesIn = async () => (await snapshot()).panes.filter((p: any) => p.tab_id === opened).map((p: any) => p.pane_id)
+    await until(async () => (await panesIn()).length === 2, 'a second pane in the new tab')
+    const second = (await panesIn())[1]
+    await tab.locator(`.pane-row[data-pane="${second}"]`).getByRole('button', { name: 'Close' }).click()
+    await tab.locator(`.pane-row[data-pane="${second}"] .confirm`).getByRole('button', { name: 'Close' }).click()
+    await until(async () => (await panesIn()).length === 1, 'the pane closed in herdr')
+    await tab.getByRole('button', { name: 'Close tab' }).click()
+    await tab.locator('.confirm').getByRole('button', { name: 'Close tab' }).click()
+    await until(async () => !(await tabsOf()).includes(opened), 'the tab closed in herdr')
+  })
+
+  it('lists plain shells in their own section, each opening its terminal', async () => {
+    const shell = (await sim.request('workspace.create', { cwd: home, label: 'shell' })).root_pane.pane_id as string
+    await go('#/')
+    const row = page.locator(`.shell-row[data-pane="${shell}"]`)
+    await row.waitFor()
+    await row.click()
+    await page.locator('.term-status').waitFor()
+    expect(page.url()).toContain(`/terminal`)
+  })
+
+  it('shows the timeline, usage, an agent’s activity and its command palette', async () => {
+    const tl = (await (await bridge.request('/timeline?limit=100')).json()).entries
+    await go('#/timeline')
+    await page.locator('.tl-row').first().waitFor()
+    expect(await page.locator('.tl-row').count()).toBe(tl.length)
+    expect(await page.locator('.tl-row').first().getAttribute('data-pane')).toBe(tl[0].pane)
+    await shoot('timeline')
+    const usage = await (await bridge.request('/usage')).json()
+    await go('#/usage')
+    await page.getByRole('heading', { name: 'Usage' }).waitFor()
+    const kinds = Object.keys(usage).filter((k) => k !== 'fetched_at')
+    await until(async () => (await page.locator('section.usage').count()) === kinds.length, 'one section per kind')
+    expect(await page.locator('section.usage').evaluateAll((els) => els.map((e) => e.getAttribute('data-kind')))).toEqual(kinds)
+    await shoot('usage')
+    const pane = (await snapshot()).agents.find((a: any) => a.agent === 'claude').pane_id
+    await go(`#/agent/b1/${encodeURIComponent(pane)}/activity`)
+    await page.getByRole('list', { name: 'Timeline' }).or(page.getByText('No status changes recorded yet.')).first().waitFor()
+    await shoot('activity')
+    const cmds = (await (await bridge.request(`/commands?pane=${encodeURIComponent(pane)}`)).json()).commands
+    await go(`#/agent/b1/${encodeURIComponent(pane)}/commands`)
+    await page.locator('.command').first().waitFor()
+    expect(await page.locator('.command').count()).toBe(cmds.length)
+    await shoot('commands')
+    const plain = cmds.find((c: any) => !c.argument_hint)
+    const name = plain.name.replace(/^\//, '')
+    await page.locator(`.command[data-command="${name}"]`).getByRole('button', { name: 'Run' }).click()
+    await page.locator(`.command[data-command="${name}"] .result.ok`).waitFor()
+    await screenHas(pane, `/${name}`)
+  })
+
+  it('lets an owner rename and revoke devices, and a viewer only watch', async () => {
+    const viewer = await pairAs('viewer', 'viewer phone')
+    const other = await pairAs('default', 'old laptop')
+    await go('#/devices')
+    expect(await page.locator('.me .role').textContent()).toBe('owner')
+    const row = page.locator(`.device[data-device="${viewer.id}"]`)
+    await row.getByLabel('Name of viewer phone').fill('den tablet')
+    await row.getByRole('button', { name: 'Rename' }).click()
+    await row.locator('.result.ok', { hasText: 'Renamed to den tablet' }).waitFor()
+    const listed = (await (await bridge.request('/admin/devices')).json()).devices
+    expect(listed.find((d: any) => d.id === viewer.id).name).toBe('den tablet')
+    await shoot('devices')
+    const gone = page.locator(`.device[data-device="${other.id}"]`)
+    await gone.getByRole('button', { name: 'Revoke' }).click()
+    await gone.locator('.confirm').getByRole('button', { name: 'Revoke' }).click()
+    await until(async () => (await bridge.request('/info', { token: other.bearer })).status === 401, 'the revoked bearer refused')
+    // The viewer sees the agents, and the bridge refuses its writes.
+    const pane = (await snapshot()).agents.find((a: any) => a.agent === 'claude').pane_id
+    await useDevice(viewer.bearer, '#/devices')
+    expect(await page.locator('.me .role').textContent()).toBe('viewer')
+    await go(`#/agent/b1/${encodeURIComponent(pane)}/card`)
+    await page.locator('#card-headline').waitFor()
+    await page.getByRole('button', { name: 'Stop', exact: true }).click()
+    await page.locator('.confirm').getByRole('button', { name: 'Stop' }).click()
+    await page.locator('.result.fail', { hasText: '403: forbidden: this device is a viewer and may only watch' }).waitFor()
+    expect((await sim.request('agent.get', { target: pane })).agent?.agent).toBe('claude')
+    await useDevice(owner.bearer)
+  })
+
+  it('mutes an agent for an hour from the alert settings, and unmutes it', async () => {
+    const pane = (await snapshot()).agents.find((a: any) => a.agent === 'claude').pane_id
+    await go('#/alerts')
+    const row = page.locator(`.mute-row[data-pane="${pane}"]`)
+    await row.getByRole('button', { name: 'Mute 1 h' }).click()
+    await row.getByRole('button', { name: 'Unmute' }).waitFor()
+    const until1h = (await (await bridge.request('/notify/mutes', { token: owner.bearer })).json()).mutes[pane]
+    expect(Math.abs(until1h - (Date.now() + 3_600_000))).toBeLessThan(60_000)
+    await shoot('alerts')
+    await row.getByRole('button', { name: 'Unmute' }).click()
+    await row.getByRole('button', { name: 'Mute 8 h' }).waitFor()
+    expect((await (await bridge.request('/notify/mutes', { token: owner.bearer })).json()).mutes[pane]).toBeUndefined()
+  })
+
+  it('counts who needs you, walks the blocked agents longest waiting first and ends in All clear', async () => {
+    const first = (await sim.request('sim.create_agent_pane', { kind: 'claude', cwd: repo, label: 'first', script: { start: 'permission', default_reply: 'one done' } })).pane
+      .pane_id as string
+    await new Promise((r) => setTimeout(r, 1100))
+    const second = (await sim.request('sim.create_agent_pane', { kind: 'claude', cwd: repo, label: 'second', script: { start: 'permission', default_reply: 'two done' } })).pane
+      .pane_id as string
+    await go('#/')
+    // One count: blocked agents, and finished ones not seen on any device.
+    const expected = async () => {
+      const snap = await snapshot()
+      const seen = (await (await bridge.request('/seen')).json()).seen
+      return snap.agents.filter((a: any) => a.agent_status === 'blocked' || (a.agent_status === 'done' && (seen[a.pane_id]?.seq ?? -1) < a.state_change_seq)).length
+    }
+    await until(async () => (await page.title()) === `(${await expected()}) herdr` && (await expected()) >= 2, 'the count in the title')
+    // The walk visits every blocked agent, longest waiting first (the oldest last activity).
+    const order = (await snapshot()).agents
+      .filter((a: any) => a.agent_status === 'blocked')
+      .sort((a: any, b: any) => a.last_activity_ts - b.last_activity_ts)
+      .map((a: any) => a.pane_id)
+    expect(order).toEqual(expect.arrayContaining([first, second]))
+    expect(order.indexOf(first)).toBeLessThan(order.indexOf(second))
+    await go('#/next')
+    for (const [i, pane] of order.entries()) {
+      await page.locator(`.triage-bar[data-pane="${pane}"]`).waitFor()
+      const yes = page.locator('button.option[data-default="true"]')
+      await yes.waitFor()
+      await yes.click()
+      await until(async () => (await snapshot()).agents.find((a: any) => a.pane_id === pane)?.agent_status !== 'blocked', `${pane} answered`)
+      if (i === 0) await shoot('next')
+      await page
+        .locator('.triage-bar')
+        .getByRole('button', { name: i === order.length - 1 ? 'Done' : 'Next' })
+        .click()
+    }
+    await page.getByRole('heading', { name: 'All clear' }).waitFor()
+    await shoot('all-clear')
+    // What was opened is seen on every device: the bridge has the marks.
+    const seen = (await (await bridge.request('/seen')).json()).seen
+    expect(Object.keys(seen)).toEqual(expect.arrayContaining([first, second]))
+  })
+
+  it('keeps toasts off the navigation, and greys the data with Pair again when access is lost', async () => {
+    await go('#/spaces')
+    await page.locator('section.space[data-space="w1"]').getByRole('button', { name: 'New tab' }).click()
+    const toast = page.locator('.toast').first()
+    await toast.waitFor()
+    const [t, nav, head] = await Promise.all([toast.boundingBox(), page.locator('nav.sections').boundingBox(), page.locator('header.top').boundingBox()])
+    expect(t!.y).toBeGreaterThan(nav!.y + nav!.height)
+    expect(t!.y).toBeGreaterThan(head!.y + head!.height)
+    await go('#/')
+    const rows = await page.locator('.agent-row').count()
+    expect(rows).toBeGreaterThan(0)
+    await bridge.request('/admin/devices/revoke', { method: 'POST', json: { id: owner.id } })
+    await page.locator('.stale-banner', { hasText: 'access refused' }).waitFor()
+    expect(await page.locator('.stale-banner').getByRole('link', { name: 'Pair again' }).getAttribute('href')).toBe('#/pair')
+    expect(await page.locator('section.bridge.stale .agent-row').count()).toBe(rows)
+    await shoot('stale')
+  })
+})
