@@ -329,7 +329,7 @@ function StaleBanner({ feeds: list }: { feeds: Array<FeedClient | undefined> }) 
   return html`<div class="stale-banner" role="alert">
     ${stale.map(
       (f) =>
-        html`<p data-state=${f.status}>
+        html`<p data-stale-state=${f.status}>
           <strong>${f.api.bridge.name || f.api.bridge.url}</strong>:
           ${f.status === 'unpaired' ? 'access refused' : f.status === 'offline' ? 'unreachable' : f.status === 'no-herdr' ? 'no herdr' : 'reconnecting'}, showing what was seen
           ${sinceText(f.lastLive, now)}. ${f.status === 'unpaired' && html`<a class="button small primary" href="#/pair">Pair again</a>`}

@@ -4,7 +4,7 @@ import { unwrapSnapshot, type Snapshot } from './lib/inbox.ts'
 import type { SeenMap } from './lib/triage.ts'
 
 /** The last snapshot of each bridge, for reading while offline (shown marked stale). Not a secret. */
-const CACHE = (key: string) => `herdr-bridge.snapshot.v1.${key}`
+const CACHE = (b: { key: string; url: string }) => `herdr-bridge.snapshot.v1.${b.key}.${b.url}`
 
 /**
  * What the user can act on: `offline` (the bridge does not answer: is it running, is the address
@@ -45,7 +45,7 @@ export class FeedClient {
 
   private loadCache(): void {
     try {
-      const raw = JSON.parse(localStorage.getItem(CACHE(this.api.bridge.key)) ?? 'null')
+      const raw = JSON.parse(localStorage.getItem(CACHE(this.api.bridge)) ?? 'null')
       if (raw?.snapshot) {
         this.snapshot = raw.snapshot
         this.lastLive = typeof raw.at === 'number' ? raw.at : 0
@@ -58,7 +58,7 @@ export class FeedClient {
 
   private saveCache(): void {
     try {
-      localStorage.setItem(CACHE(this.api.bridge.key), JSON.stringify({ at: Date.now(), snapshot: this.snapshot }))
+      localStorage.setItem(CACHE(this.api.bridge), JSON.stringify({ at: Date.now(), snapshot: this.snapshot }))
     } catch {
       /* full or unavailable: the cache is optional */
     }
@@ -195,7 +195,7 @@ export class FeedClient {
 
   /** Forgets the cached snapshot (the bridge was forgotten on this device). */
   dropCache(): void {
-    localStorage.removeItem(CACHE(this.api.bridge.key))
+    localStorage.removeItem(CACHE(this.api.bridge))
   }
 
   private reconnect(delay: number): void {
