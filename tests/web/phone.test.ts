@@ -116,10 +116,22 @@ describe('options answer only their own question', () => {
       .first()
       .evaluate((b: HTMLButtonElement) => b.click())
     await until(async () => (await opts.getAttribute('data-settling')) === null && !(await page.locator('button.option').first().isDisabled()), 'the options to settle')
-    // Something above pushes the options down: on the card's next render they settle again.
-    await page.evaluate(() => document.querySelector('.card')!.prepend(Object.assign(document.createElement('div'), { style: 'height:120px' })))
-    await until(async () => (await opts.getAttribute('data-settling')) === 'true', 'the moved options to settle again', 10_000, 10)
-    expect(await page.locator('button.option').first().isDisabled()).toBe(true)
+    // Something above pushes the options down: on the card's next render they settle again, the
+    // buttons disabled meanwhile (watched in the page: the window is short on a loaded machine).
+    await page.evaluate(() => {
+      const opts = document.querySelector('.options') as HTMLElement
+      const w = window as any
+      w.__settles = []
+      new MutationObserver(() => {
+        if (opts.dataset.settling === 'true') w.__settles.push(Array.from(opts.querySelectorAll('button')).every((b) => (b as HTMLButtonElement).disabled))
+      }).observe(opts, { attributes: true, attributeFilter: ['data-settling'] })
+      document.querySelector('.card')!.prepend(Object.assign(document.createElement('div'), { style: 'height:120px' }))
+    })
+    const settles = await until(
+      () => page.evaluate(() => ((window as any).__settles.length ? ((window as any).__settles as boolean[]) : undefined)),
+      'the moved options to settle again',
+    )
+    expect(settles[0]).toBe(true)
     await until(async () => (await opts.getAttribute('data-settling')) === null, 'the options to settle after the move')
     expect(approvals).toEqual([])
   })

@@ -61,10 +61,11 @@ export function Options({
   })
   useEffect(() => {
     setSettling(true)
-    setConfirming(null)
     const t = setTimeout(() => setSettling(false), SETTLE_MS)
     return () => clearTimeout(t)
   }, [shape, moves])
+  // Another question (not merely a move): a pending "tap again" belonged to the old one.
+  useEffect(() => setConfirming(null), [shape])
   useEffect(() => () => clearTimeout(confirmTimer.current), [])
 
   const id = (o: Option) => `${o.index}/${o.key ?? ''}`
