@@ -184,7 +184,7 @@ export function App() {
       route.view !== 'pair' &&
       html`<nav class="sections" aria-label="Sections">
         ${link('inbox', '#/', 'Inbox', count ? html` <span class="needs" aria-label=${`${count} need you`}>${count}</span>` : '')} ${link('next', '#/next', 'Next')}
-        ${link('start', viewHref('start', current?.key), 'New agent')} ${link('spaces', viewHref('spaces', current?.key), 'Spaces')}
+        ${link('start', viewHref('start', current?.key), 'Start')} ${link('spaces', viewHref('spaces', current?.key), 'Spaces')}
         ${link('timeline', viewHref('timeline', current?.key), 'Timeline')} ${link('usage', viewHref('usage', current?.key), 'Usage')}
         ${link('devices', viewHref('devices', current?.key), 'Devices')} ${link('alerts', viewHref('alerts', current?.key), 'Alerts')}
       </nav>`
