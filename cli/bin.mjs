@@ -3,7 +3,7 @@
 // fly: dist/bundle/ in an installed package; in a clone dist/clone/<build>/, made by `npm ci`
 // (prepare) and made again here, in well under a second, when a source in its graph changed
 // since (their mtimes against the build's, ~200 stats). A clone without esbuild falls back to tsx.
-import { existsSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import module from 'node:module'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
@@ -34,6 +34,17 @@ function freshClone() {
   return entry
 }
 
+/** Marks the build a daemon runs from, so a later build does not remove it (scripts/bundle.mjs). */
+function pin(dir) {
+  const mark = new URL(`.serve-${process.pid}`, dir)
+  try {
+    writeFileSync(mark, '')
+    process.on('exit', () => rmSync(mark, { force: true }))
+  } catch {
+    // A read-only checkout: nothing removes its builds either.
+  }
+}
+
 async function cloneEntry() {
   const fresh = freshClone()
   if (fresh) return fresh
@@ -55,6 +66,7 @@ async function cloneEntry() {
 
 if (existsSync(new URL('cli/main.ts', root))) {
   const entry = await cloneEntry()
+  if (entry && process.argv[2] === 'serve') pin(new URL('.', entry))
   if (entry) await import(entry.href)
   else {
     const tsx = await import('tsx/esm/api').catch(() => null)

@@ -29,7 +29,23 @@ export const LATE = ['firebase-admin', 'web-push', 'unzipper', 'jiti', 'undici']
 export const PACKAGE_DIR = join(root, 'dist/bundle')
 export const CLONE_DIR = join(root, 'dist/clone')
 export const SEA_FILE = join(root, 'dist/sea/bridge.cjs')
-const KEEP_MS = 24 * 3600_000
+/** A build younger than this stays: a CLI may have just read its name. */
+const KEEP_MS = 60_000
+
+/** Whether a daemon still running was started from this build. */
+function inUse(dir) {
+  for (const f of readdirSync(dir)) {
+    const pid = /^\.serve-(\d+)$/.exec(f)?.[1]
+    if (!pid) continue
+    try {
+      process.kill(Number(pid), 0)
+      return true
+    } catch (err) {
+      if (err.code === 'EPERM') return true
+    }
+  }
+  return false
+}
 
 /**
  * Source text swapped at build time, each checked to match exactly once so a moved line fails
@@ -124,13 +140,16 @@ export async function bundle(layout) {
     const tmp = join(CLONE_DIR, `current.json.${id}`)
     writeFileSync(tmp, JSON.stringify({ build: id, built, inputs }))
     renameSync(tmp, join(CLONE_DIR, 'current.json'))
-    // A running daemon loads some chunks late (the first FCM send, a user config): older builds
-    // stay a day, and the newest three always.
+    // The newest three stay, and any a running daemon was started from (it loads some chunks
+    // late: the first FCM send, a user config); it marks its build with `.serve-<pid>`.
     const builds = readdirSync(CLONE_DIR, { withFileTypes: true })
       .filter((d) => d.isDirectory() && d.name !== id)
       .map((d) => ({ name: d.name, at: statSync(join(CLONE_DIR, d.name)).mtimeMs }))
       .sort((a, b) => b.at - a.at)
-    for (const old of builds.slice(3)) if (Date.now() - old.at > KEEP_MS) rmSync(join(CLONE_DIR, old.name), { recursive: true, force: true })
+    for (const old of builds.slice(3)) {
+      if (Date.now() - old.at < KEEP_MS || inUse(join(CLONE_DIR, old.name))) continue
+      rmSync(join(CLONE_DIR, old.name), { recursive: true, force: true })
+    }
     return join(dir, 'main.js')
   }
   if (layout === 'sea') {
