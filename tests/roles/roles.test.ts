@@ -91,7 +91,15 @@ describe('device roles', () => {
     expect(ops.length).toBeGreaterThan(40)
     // Every write needs the default role except the device's own alerts and read marks.
     const viewerWrites = ops.filter((o) => o.method !== 'GET' && o.role === 'viewer').map((o) => `${o.method} ${o.path}`)
-    expect(viewerWrites.sort()).toEqual(['POST /notify/mute', 'POST /notify/unmute', 'POST /register-token', 'POST /seen', 'POST /webpush/subscribe', 'POST /webpush/unsubscribe'])
+    expect(viewerWrites.sort()).toEqual([
+      'POST /notify/mute',
+      'POST /notify/test',
+      'POST /notify/unmute',
+      'POST /register-token',
+      'POST /seen',
+      'POST /webpush/subscribe',
+      'POST /webpush/unsubscribe',
+    ])
     expect(
       ops
         .filter((o) => o.role === 'owner')

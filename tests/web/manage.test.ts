@@ -305,6 +305,7 @@ describe('running agents from the phone', () => {
     }
     await until(async () => (await page.title()) === `(${await expected()}) herdr` && (await expected()) >= 2, 'the count in the title')
     // The walk visits every blocked agent, longest waiting first (the oldest last activity).
+    await until(async () => (await snapshot()).agents.filter((a: any) => [first, second].includes(a.pane_id) && a.agent_status === 'blocked').length === 2, 'both blocked')
     const order = (await snapshot()).agents
       .filter((a: any) => a.agent_status === 'blocked')
       .sort((a: any, b: any) => a.last_activity_ts - b.last_activity_ts)

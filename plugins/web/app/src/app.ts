@@ -330,13 +330,14 @@ function StaleBanner({ feeds: list }: { feeds: Array<FeedClient | undefined> }) 
     ${stale.map(
       (f) =>
         html`<p data-stale-state=${f.status}>
-          <strong>${f.api.bridge.name || f.api.bridge.url}</strong>:
-          ${f.status === 'unpaired' ? 'access refused' : f.status === 'offline' ? 'unreachable' : f.status === 'no-herdr' ? 'no herdr' : 'reconnecting'}, showing what was seen
-          ${sinceText(f.lastLive, now)}. ${f.status === 'unpaired' && html`<a class="button small primary" href="#/pair">Pair again</a>`}
+          <span><strong>${f.api.bridge.name || f.api.bridge.url}</strong>${`: ${staleWhy(f.status)}, showing what was seen ${sinceText(f.lastLive, now)}.`}</span>
+          ${f.status === 'unpaired' && html`<a class="button small primary" href="#/pair">Pair again</a>`}
         </p>`,
     )}
   </div>`
 }
+
+const staleWhy = (status: string) => (status === 'unpaired' ? 'access refused' : status === 'offline' ? 'unreachable' : status === 'no-herdr' ? 'no herdr' : 'reconnecting')
 
 /** Toasts sit at the bottom, never over the header or tabs; several collapse into one line. */
 function Toasts() {
