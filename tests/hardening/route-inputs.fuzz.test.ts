@@ -256,7 +256,11 @@ describe('Host headers (property)', () => {
       fc.asyncProperty(spelled(foreign), fc.boolean(), async (host, upgrade) => {
         const name = host.toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '')
         const r = await rawWithHost(host, upgrade)
-        expect([host, r.status, r.body]).toEqual([host, 421, `host ${name} is not served here; add it to transport.allowed_hosts or BRIDGE_ALLOWED_HOSTS (a name or *.suffix), set transport.public_url to its URL, or pair once with \`bridge pair --url https://${name}\``])
+        expect([host, r.status, r.body]).toEqual([
+          host,
+          421,
+          `host ${name} is not served here; add it to transport.allowed_hosts or BRIDGE_ALLOWED_HOSTS (a name or *.suffix), set transport.public_url to its URL, or pair once with \`bridge pair --url https://${name}\``,
+        ])
       }),
       { numRuns: 100 },
     )
@@ -287,7 +291,10 @@ describe('Host headers (property)', () => {
           const r = await rawWithHost(host, upgrade)
           expect([JSON.stringify(host), [200, 400, 401, 421].includes(r.status)]).toEqual([JSON.stringify(host), true])
           expect(r.body).not.toMatch(/\n\s+at /)
-          if (r.status === 421) expect(r.body).toMatch(/^host [^\n]* is not served here; add it to transport\.allowed_hosts or BRIDGE_ALLOWED_HOSTS \(a name or \*\.suffix\), set transport\.public_url to its URL, or pair once with `bridge pair --url https:\/\/[^\n]*`$/)
+          if (r.status === 421)
+            expect(r.body).toMatch(
+              /^host [^\n]* is not served here; add it to transport\.allowed_hosts or BRIDGE_ALLOWED_HOSTS \(a name or \*\.suffix\), set transport\.public_url to its URL, or pair once with `bridge pair --url https:\/\/[^\n]*`$/,
+            )
         },
       ),
       { numRuns: 150 },

@@ -77,7 +77,11 @@ describe('Host header', () => {
       setTimeout(() => (s.destroy(), resolve(got)), 5000)
     })
     expect(raw.split('\r\n')[0]).toBe('HTTP/1.1 421 Misdirected Request')
-    expect(raw.endsWith('\r\n\r\nhost evil.example is not served here; add it to transport.allowed_hosts or BRIDGE_ALLOWED_HOSTS (a name or *.suffix), set transport.public_url to its URL, or pair once with `bridge pair --url https://evil.example`')).toBe(true)
+    expect(
+      raw.endsWith(
+        '\r\n\r\nhost evil.example is not served here; add it to transport.allowed_hosts or BRIDGE_ALLOWED_HOSTS (a name or *.suffix), set transport.public_url to its URL, or pair once with `bridge pair --url https://evil.example`',
+      ),
+    ).toBe(true)
   })
 
   test('IP literals, localhost, this machine, public_url and the configured names are served', async () => {
@@ -112,7 +116,9 @@ describe('Host header', () => {
     expect(check.allows('10.0.0.1')).toBe(true)
     expect(check.allows('app.localhost')).toBe(true)
     expect(check.allows('from-env.example')).toBe(false)
-    expect(check.refusal('a\u0007b.example')).toBe('host a\\u0007b.example is not served here; add it to transport.allowed_hosts or BRIDGE_ALLOWED_HOSTS (a name or *.suffix), set transport.public_url to its URL, or pair once with `bridge pair --url https://a\\u0007b.example`')
+    expect(check.refusal('a\u0007b.example')).toBe(
+      'host a\\u0007b.example is not served here; add it to transport.allowed_hosts or BRIDGE_ALLOWED_HOSTS (a name or *.suffix), set transport.public_url to its URL, or pair once with `bridge pair --url https://a\\u0007b.example`',
+    )
   })
 })
 

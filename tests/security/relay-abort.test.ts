@@ -108,7 +108,8 @@ describe('clients the relay refuses', () => {
     const config = { transport: { addr: '127.0.0.1:8787', public_url: '', allowed_hosts: [] } } as unknown as BridgeConfig
     await withHub({ hosts: createHostCheck(config) }, async (_hub, url) => {
       const port = Number(url.port)
-      const line = 'host rebound.example is not served here; add it to transport.allowed_hosts or BRIDGE_ALLOWED_HOSTS (a name or *.suffix), set transport.public_url to its URL, or pair once with `bridge pair --url https://rebound.example`'
+      const line =
+        'host rebound.example is not served here; add it to transport.allowed_hosts or BRIDGE_ALLOWED_HOSTS (a name or *.suffix), set transport.public_url to its URL, or pair once with `bridge pair --url https://rebound.example`'
       const token = url.searchParams.get('bridge_preview')
       const r = await exchange(port, `GET /?bridge_preview=${token} HTTP/1.1\r\nHost: rebound.example:${port}\r\nConnection: close\r\n\r\n`)
       expect([r.split('\r\n')[0], r.slice(r.indexOf('\r\n\r\n') + 4)]).toEqual(['HTTP/1.1 421 Misdirected Request', line])
