@@ -103,35 +103,40 @@ describe('options answer only their own question', () => {
     await screenHas(pane, 'Finished.')
   })
   it('ignores taps for a moment after the options appear or move', async () => {
-    const pane = await agent({ start: 'permission', default_reply: 'Finished.', work_ms: 300 }, 'settle')
+    const pane = await agent(
+      {
+        start: 'permission',
+        default_reply: 'Finished.',
+        work_ms: 300,
+        permission: { name: 'Bash', input: { command: 'npm test', description: 'Run the whole test suite of the project once' } },
+      },
+      'settle',
+    )
     const approvals: string[] = []
     page.on('request', (r) => void (r.url().endsWith('/approve') && approvals.push(pane)))
     await open(page, pane)
+    // Watched in the page (the window is short on a loaded machine): every time the options are
+    // settling, whether all their buttons are disabled (a tap on a disabled button does nothing).
+    const settled = () =>
+      page.waitForFunction(
+        () => {
+          const o = document.querySelector('.options') as HTMLElement | null
+          return o && o.dataset.settling === 'true' ? Array.from(o.querySelectorAll('button')).every((b) => (b as HTMLButtonElement).disabled) : false
+        },
+        undefined,
+        { polling: 'raf' },
+      )
+    // Just appeared: settling.
+    await settled()
     const opts = page.locator('.options')
-    await opts.waitFor()
-    // Just appeared: settling, every button disabled, a tap does nothing.
-    expect(await opts.getAttribute('data-settling')).toBe('true')
-    await page
-      .locator('button.option')
-      .first()
-      .evaluate((b: HTMLButtonElement) => b.click())
     await until(async () => (await opts.getAttribute('data-settling')) === null && !(await page.locator('button.option').first().isDisabled()), 'the options to settle')
-    // Something above pushes the options down: on the card's next render they settle again, the
-    // buttons disabled meanwhile (watched in the page: the window is short on a loaded machine).
-    await page.evaluate(() => {
-      const opts = document.querySelector('.options') as HTMLElement
-      const w = window as any
-      w.__settles = []
-      new MutationObserver(() => {
-        if (opts.dataset.settling === 'true') w.__settles.push(Array.from(opts.querySelectorAll('button')).every((b) => (b as HTMLButtonElement).disabled))
-      }).observe(opts, { attributes: true, attributeFilter: ['data-settling'] })
-      document.querySelector('.card')!.prepend(Object.assign(document.createElement('div'), { style: 'height:120px' }))
-    })
-    const settles = await until(
-      () => page.evaluate(() => ((window as any).__settles.length ? ((window as any).__settles as boolean[]) : undefined)),
-      'the moved options to settle again',
-    )
-    expect(settles[0]).toBe(true)
+    // The phone turns narrower: the text above wraps, the options move down, and on the card's
+    // next render they settle again.
+    const before = (await opts.boundingBox())!.y
+    await page.setViewportSize({ width: 300, height: 844 })
+    await settled()
+    expect((await opts.boundingBox())!.y).toBeGreaterThan(before)
+    await page.setViewportSize({ width: 390, height: 844 })
     await until(async () => (await opts.getAttribute('data-settling')) === null, 'the options to settle after the move')
     expect(approvals).toEqual([])
   })
