@@ -45,11 +45,13 @@ export default defineBridgePlugin({
       describe: `Mark an agent seen up to a state change (seq never goes back; at most ${MAX_SEEN} panes kept)`,
       body: v.object({
         pane: v.pipe(v.string('pane: want a pane id'), v.nonEmpty('pane: want a pane id'), v.maxLength(200, 'pane: at most 200 characters'), noControl('pane')),
-        seq: v.pipe(v.number('seq: want a number'), v.integer('seq: want an integer'), v.minValue(0, 'seq: want 0 or more')),
+        // Optional in the schema only so a missing seq gets the same one-line 400 as a wrong one.
+        seq: v.optional(v.pipe(v.number('seq: want a number'), v.integer('seq: want an integer'), v.minValue(0, 'seq: want 0 or more'))),
       }),
       response: v.object({ pane: v.string(), seq: v.number(), at: v.number(), changed: v.boolean() }),
       audit: ({ body }) => ({ pane: body.pane }),
       async handler({ body, ctx, state }) {
+        if (body.seq === undefined) fail(400, 'seq: want a number')
         const r = await state.mark(body.pane, body.seq).catch((err: NodeJS.ErrnoException) => fail(500, `cannot save the seen marks: ${err.code ?? err.message}`))
         if (r.changed) ctx.bus.publish('bridge', 'seen_changed', { pane: body.pane, seq: r.seq, at: r.at })
         return { pane: body.pane, ...r }

@@ -41,7 +41,7 @@ async function shoot(name: string): Promise<void> {
     await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`) })
   }
   await page.setViewportSize({ width: 390, height: 844 })
-  await hide.evaluate((e) => e.remove())
+  await hide.evaluate((e) => (e as Element).remove())
 }
 
 async function pairAs(role: string, name: string) {

@@ -92,7 +92,7 @@ export function AlertsView({ feed, alertsControl }: { feed: FeedClient; alertsCo
             </ul>`
           : html`<p class="muted small">This bridge does not say which channels it has.</p>`
       }
-      <div class="row">${alertsControl}</div>
+      <div class="row">${alertsControl} <${WebPushOff} feed=${feed} /></div>
       <${TestAlert} feed=${feed} />
     </section>
     <section aria-labelledby="mute-title">
@@ -138,4 +138,29 @@ export function AlertsView({ feed, alertsControl }: { feed: FeedClient; alertsCo
       <p class="muted small">Not offered by this bridge yet: mute the agents for 8 h instead.</p>
     </section>
   </main>`
+}
+
+/**
+ * Stops Web Push to this browser from this bridge (POST /webpush/unsubscribe with this browser's
+ * subscription); other devices and channels are untouched. Shown only while subscribed.
+ */
+function WebPushOff({ feed }: { feed: FeedClient }) {
+  const [endpoint, setEndpoint] = useState<string | null>(null)
+  useEffect(() => {
+    void navigator.serviceWorker
+      ?.getRegistration()
+      .then((reg) => reg?.pushManager?.getSubscription())
+      .then((sub) => setEndpoint(sub?.endpoint ?? null))
+      .catch(() => setEndpoint(null))
+  }, [])
+  if (!endpoint) return null
+  return html`<${ActionButton}
+    label="Stop Web Push here"
+    small
+    confirm="Stop this bridge's Web Push alerts to this browser? Other devices keep theirs."
+    run=${async () => {
+      const r = await feed.api.post<{ removed: boolean }>('/webpush/unsubscribe', { endpoint })
+      return r.removed ? 'This browser gets no Web Push from this bridge now' : 'This browser was not subscribed here'
+    }}
+  />`
 }
