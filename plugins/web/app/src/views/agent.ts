@@ -16,7 +16,7 @@ import { ActivityTab } from './activity.ts'
 import { CommandPalette } from './palette.ts'
 import type { FeedClient } from '../feedclient.ts'
 import { ReadAloud, ReplyBox } from './composer.ts'
-import { Options } from './options.ts'
+import { LastAnswer, Options } from './options.ts'
 import { asksForSecret } from '../lib/compose.ts'
 
 interface Props {
@@ -179,6 +179,7 @@ function CardView({
             <${Options} api=${api} pane=${pane} options=${blocked.options} question=${blocked.question} seq=${seq} onAnswered=${refresh} />
           </div>`
         }
+        <${LastAnswer} pane=${pane} />
         ${!blocked && html`<${ReadAloud} text=${[plainText(card.headline || ''), card.detail].filter(Boolean).join('. ')} />`}
         ${card.parsed === false && html`<p class="muted">No card parser for this agent kind: use the <a href=${agentHref(bridgeKey, pane, 'terminal')}>terminal</a> to act.</p>`}
         ${

@@ -20,6 +20,30 @@ const CONFIRM_MS = 5000
 
 type Outcome = { label: string; state: 'sending' | 'accepted' | 'refused' | 'unknown'; why?: string }
 
+/**
+ * The last answer's outcome per pane, kept outside the options: choosing one usually takes the
+ * question (and its buttons) away at once, and the outcome must stay readable after that.
+ */
+const outcomes = new Map<string, Outcome>()
+const watchers = new Set<() => void>()
+function setOutcomeOf(pane: string, o: Outcome) {
+  outcomes.set(pane, o)
+  watchers.forEach((w) => w())
+}
+
+/** The outcome of the last option chosen in this pane: sent…, accepted, refused (why), or unknown. */
+export function LastAnswer({ pane }: { pane: string }) {
+  const [, redraw] = useState(0)
+  useEffect(() => {
+    const w = () => redraw((n) => n + 1)
+    watchers.add(w)
+    return () => void watchers.delete(w)
+  }, [])
+  const outcome = outcomes.get(pane)
+  if (!outcome) return null
+  return html`<p class=${`answer-state ${outcome.state}`} role="status" data-state=${outcome.state}>${outcomeText(outcome)}</p>`
+}
+
 const outcomeText = (o: Outcome) => `“${o.label}”: ${o.state === 'sending' ? 'sent…' : o.state === 'accepted' ? 'accepted' : o.state === 'refused' ? `refused: ${o.why}` : o.why}`
 
 /**
@@ -46,7 +70,7 @@ export function Options({
   const [busy, setBusy] = useState(false)
   const [settling, setSettling] = useState(true)
   const [confirming, setConfirming] = useState<string | null>(null)
-  const [outcome, setOutcome] = useState<Outcome | null>(null)
+  const setOutcome = (o: Outcome) => setOutcomeOf(pane, o)
   const confirmTimer = useRef<ReturnType<typeof setTimeout>>()
   const shape = JSON.stringify([question, seq, options.map((o) => [o.index, o.key, o.label, o.selected])])
   // The buttons moved on the page (the text above them changed): a tap aimed before the move
@@ -97,19 +121,18 @@ export function Options({
   }
 
   return html`<div class="options" ref=${box} data-settling=${settling ? 'true' : undefined}>
-      ${options.map((o) => {
-        const asking = confirming === id(o)
-        return html`<button
-          class=${`${o.selected ? 'option primary' : 'option'}${o.risky ? ' risky' : ''}${asking ? ' confirming' : ''}`}
-          disabled=${busy || settling || seq === undefined}
-          title=${seq === undefined ? 'Waiting for the bridge to report this question' : o.risky ? 'Asks once more before choosing' : undefined}
-          onClick=${() => choose(o)}
-          data-default=${o.selected ? 'true' : undefined}
-          data-risky=${o.risky ? 'true' : undefined}
-        >
-          ${o.index > 0 && html`<span class="num" aria-hidden="true">${o.index}</span>`}<span>${asking ? `Tap again to choose “${o.label}”` : o.label}</span>${o.key && !o.index ? html` <kbd>${o.key}</kbd>` : ''}
-        </button>`
-      })}
-    </div>
-    ${outcome && html`<p class=${`answer-state ${outcome.state}`} role="status" data-state=${outcome.state}>${outcomeText(outcome)}</p>`}`
+    ${options.map((o) => {
+      const asking = confirming === id(o)
+      return html`<button
+        class=${`${o.selected ? 'option primary' : 'option'}${o.risky ? ' risky' : ''}${asking ? ' confirming' : ''}`}
+        disabled=${busy || settling || seq === undefined}
+        title=${seq === undefined ? 'Waiting for the bridge to report this question' : o.risky ? 'Asks once more before choosing' : undefined}
+        onClick=${() => choose(o)}
+        data-default=${o.selected ? 'true' : undefined}
+        data-risky=${o.risky ? 'true' : undefined}
+      >
+        ${o.index > 0 && html`<span class="num" aria-hidden="true">${o.index}</span>`}<span>${asking ? `Tap again to choose “${o.label}”` : o.label}</span>${o.key && !o.index ? html` <kbd>${o.key}</kbd>` : ''}
+      </button>`
+    })}
+  </div>`
 }
