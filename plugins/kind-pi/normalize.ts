@@ -45,6 +45,8 @@ function normalizeObject(o: Record<string, any>): RawEntry[] {
     case 'message':
       return message(o.message, base)
     case 'compaction':
+      // Shown like claude's and codex's compactions: one summary entry.
+      return typeof o.summary === 'string' && o.summary.trim() ? sys(`Conversation compacted. ${o.summary.trim()}`) : []
     case 'branch_summary':
       return sys(o.summary)
     case 'custom_message':
@@ -71,6 +73,7 @@ function message(m: unknown, base: Base): RawEntry[] {
     }
     case 'assistant': {
       const out: RawEntry[] = []
+      const blocks = Array.isArray(m.content) ? m.content.length : 0
       if (Array.isArray(m.content))
         m.content.forEach((b: unknown, i: number) => {
           if (!isObj(b)) return out.push(unparsed('assistant', base(i)))
@@ -81,13 +84,17 @@ function message(m: unknown, base: Base): RawEntry[] {
           } else if (b.type === 'toolCall') out.push({ ...base(i), role: 'assistant', kind: 'tool_call', tool: projectPiTool(b), parsed: true })
           else out.push(unparsed('assistant', base(i)))
         })
+      // A reply cut short (aborted, or a provider error) says why; often it is all the line holds.
+      if ((m.stopReason === 'error' || m.stopReason === 'aborted') && typeof m.errorMessage === 'string' && m.errorMessage.trim())
+        out.push({ ...base(blocks), role: 'system', kind: 'message', text: body(m.errorMessage), parsed: true })
       return out
     }
     case 'toolResult':
       return [{ ...base(0), role: 'user', kind: 'tool_result', result: result(str(m.toolCallId) ?? '', m.isError !== true, textOf(m.content)), parsed: true }]
     case 'bashExecution': {
       // A shell command the user ran with `!`: a call and its result.
-      const callId = `${base(0).id || 'bash'}`
+      // Format-1 sessions give lines no id: the run's own timestamp keeps each call apart.
+      const callId = base(0).id || `bash@${typeof m.timestamp === 'number' ? m.timestamp : (str(base(0).ts) ?? '')}`
       const command = str(m.command) ?? ''
       const tool: ToolInfo = { id: callId, name: 'bash', title: 'bash', command, input_summary: oneLine(command, SUMMARY_CAP) }
       const ok = m.cancelled !== true && (m.exitCode === 0 || m.exitCode === undefined)

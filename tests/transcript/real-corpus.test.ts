@@ -17,11 +17,13 @@ import { connect } from './ws-client.ts'
 import { encodeCwd } from '../../plugins/kind-claude/transcript/locate.ts'
 import { countClaudeLine, normalizeClaudeLine } from '../../plugins/kind-claude/transcript/normalize.ts'
 import { countCodexLine, normalizeCodexLine } from '../../plugins/kind-codex/transcript/normalize.ts'
+import { normalizePiLine } from '../../plugins/kind-pi/normalize.ts'
+import { piSessionsDir } from '../../plugins/kind-pi/reader.ts'
 import type { RawEntry } from '../../lib/transcript/entry.ts'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'real')
 
-type Kind = 'claude' | 'codex'
+type Kind = 'claude' | 'codex' | 'pi'
 interface Sample {
   kind: Kind
   /** Path under tests/fixtures/real/. */
@@ -43,7 +45,13 @@ function corpus(): Sample[] {
       }
       if (!name.endsWith('.jsonl')) continue
       const kind = p.split('/')[0] as Kind
-      const sid = kind === 'codex' ? /([0-9a-f]{8}-[0-9a-f-]{27})\.jsonl$/.exec(name)![1] : name.slice(0, -6)
+      // A pi session's id is in its header line (its file is named `<timestamp>_<id>.jsonl`).
+      const sid =
+        kind === 'codex'
+          ? /([0-9a-f]{8}-[0-9a-f-]{27})\.jsonl$/.exec(name)![1]
+          : kind === 'pi'
+            ? JSON.parse(readFileSync(join(ROOT, p), 'utf8').split('\n', 1)[0]).id
+            : name.slice(0, -6)
       let subagents: string[] = []
       try {
         subagents = readdirSync(join(ROOT, rel, sid, 'subagents')).filter((n) => n.endsWith('.jsonl'))
@@ -53,6 +61,7 @@ function corpus(): Sample[] {
   }
   walk('claude')
   walk('codex')
+  walk('pi')
   return out
 }
 
@@ -61,8 +70,9 @@ const lines = (path: string) =>
   readFileSync(path, 'utf8')
     .split('\n')
     .filter((l) => l.trim())
-const normalize = (kind: Kind, l: string) => (kind === 'claude' ? normalizeClaudeLine(l) : normalizeCodexLine(l))
-const count = (kind: Kind, l: string) => (kind === 'claude' ? countClaudeLine(l) : countCodexLine(l))
+const normalize = (kind: Kind, l: string) => (kind === 'claude' ? normalizeClaudeLine(l) : kind === 'codex' ? normalizeCodexLine(l) : normalizePiLine(l))
+/** pi has no separate index pass: its count is what it normalizes to. */
+const count = (kind: Kind, l: string) => (kind === 'claude' ? countClaudeLine(l) : kind === 'codex' ? countCodexLine(l) : normalizePiLine(l).length)
 
 /** What a person reading the file sees in it, independently of the readers. */
 interface Reading {
@@ -72,6 +82,8 @@ interface Reading {
   /** Tool results by call id: whether the file says it failed. */
   results: Map<string, boolean>
   compactions: number
+  /** Shell commands the user ran themselves (pi's `!`), each a call and its result: whether it failed. */
+  userRuns: boolean[]
 }
 
 const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -79,7 +91,7 @@ const textsOf = (content: unknown): string[] =>
   typeof content === 'string' ? [content] : Array.isArray(content) ? content.filter((b) => isObj(b) && b.type === 'text' && typeof b.text === 'string').map((b) => b.text) : []
 
 function readClaude(file: string[]): Reading {
-  const r: Reading = { prompts: [], replies: [], calls: [], results: new Map(), compactions: 0 }
+  const r: Reading = { prompts: [], replies: [], calls: [], results: new Map(), compactions: 0, userRuns: [] }
   for (const l of file) {
     const o = JSON.parse(l)
     if (o.type === 'user' && o.isCompactSummary) r.compactions++
@@ -109,7 +121,7 @@ function codexFailed(out: unknown): boolean {
 }
 
 function readCodex(file: string[]): Reading {
-  const r: Reading = { prompts: [], replies: [], calls: [], results: new Map(), compactions: 0 }
+  const r: Reading = { prompts: [], replies: [], calls: [], results: new Map(), compactions: 0, userRuns: [] }
   for (const l of file) {
     const o = JSON.parse(l)
     const p = o.payload ?? {}
@@ -127,17 +139,45 @@ function readCodex(file: string[]): Reading {
   return r
 }
 
+function readPi(file: string[]): Reading {
+  const r: Reading = { prompts: [], replies: [], calls: [], results: new Map(), compactions: 0, userRuns: [] }
+  for (const l of file) {
+    const o = JSON.parse(l)
+    if (o.type === 'compaction') r.compactions++
+    if (o.type !== 'message' || !isObj(o.message)) continue
+    const m = o.message
+    if (m.role === 'user') r.prompts.push(...textsOf(m.content).filter((t) => t.trim()))
+    if (m.role === 'assistant') {
+      r.replies.push(...textsOf(m.content).filter((t) => t.trim()))
+      // A reply that ended in an error or an abort says so.
+      if (typeof m.errorMessage === 'string' && m.errorMessage.trim()) r.replies.push(m.errorMessage)
+      for (const b of Array.isArray(m.content) ? m.content : []) if (isObj(b) && b.type === 'toolCall') r.calls.push(b.id)
+    }
+    if (m.role === 'toolResult') r.results.set(m.toolCallId, m.isError === true)
+    if (m.role === 'bashExecution') r.userRuns.push(m.cancelled === true || m.exitCode !== 0)
+  }
+  return r
+}
+
+const reading = (kind: Kind, file: string[]) => (kind === 'claude' ? readClaude(file) : kind === 'codex' ? readCodex(file) : readPi(file))
+
 /** The reading's checks against entries (from the reader or from the socket). */
 function check(reading: Reading, entries: RawEntry[]): void {
   const texts = (role: string) => entries.filter((e) => e.role === role && e.kind === 'message').map((e) => e.text ?? '')
   const has = (list: string[], t: string) => list.some((x) => x.startsWith(t.trim().slice(0, 80)))
   const users = texts('user')
   expect(reading.prompts.filter((t) => !has(users, t))).toEqual([])
-  const assistants = texts('assistant')
+  // Errors and aborts are the agent's side of the conversation, shown as system lines.
+  const assistants = [...texts('assistant'), ...texts('system')]
   expect(reading.replies.filter((t) => !has(assistants, t))).toEqual([])
-  const calls = entries.filter((e) => e.kind === 'tool_call').map((e) => e.tool!.id)
+  // The user's own shell runs: a call and its result each, under an id of their own.
+  const runs = entries.filter((e) => e.kind === 'tool_call' && e.role === 'user').map((e) => e.tool!.id)
+  expect(new Set(runs).size).toBe(reading.userRuns.length)
+  const runResults = entries.filter((e) => e.kind === 'tool_result' && runs.includes(e.result!.for_id))
+  expect(runResults.map((e) => !e.result!.ok)).toEqual(reading.userRuns)
+  const calls = entries.filter((e) => e.kind === 'tool_call' && !runs.includes(e.tool!.id)).map((e) => e.tool!.id)
   expect(calls.filter((id) => id)).toEqual(reading.calls)
-  const results = entries.filter((e) => e.kind === 'tool_result')
+  const results = entries.filter((e) => e.kind === 'tool_result' && !runs.includes(e.result!.for_id))
   expect(new Map(results.map((e) => [e.result!.for_id, !e.result!.ok]))).toEqual(reading.results)
   // Paired: every result answers a call of the file.
   expect(results.filter((e) => !reading.calls.includes(e.result!.for_id)).map((e) => e.result!.for_id)).toEqual([])
@@ -151,12 +191,12 @@ function check(reading: Reading, entries: RawEntry[]): void {
 }
 
 describe('real files through the readers', () => {
-  it('the corpus holds at least 10 files from at least 4 repositories, claude and codex', () => {
+  it('the corpus holds at least 10 files from at least 4 repositories, claude, codex and pi', () => {
     const files = SAMPLES.length + SAMPLES.reduce((n, s) => n + s.subagents.length, 0)
     expect(files).toBeGreaterThanOrEqual(10)
     // The folder under the kind names the publishing repository (PROVENANCE.md).
     expect(new Set(SAMPLES.map((s) => s.file.split('/')[1])).size).toBeGreaterThanOrEqual(4)
-    expect(new Set(SAMPLES.map((s) => s.kind))).toEqual(new Set(['claude', 'codex']))
+    expect(new Set(SAMPLES.map((s) => s.kind))).toEqual(new Set(['claude', 'codex', 'pi']))
   })
 
   for (const s of SAMPLES) {
@@ -164,7 +204,7 @@ describe('real files through the readers', () => {
       const file = lines(join(ROOT, s.file))
       const entries = file.flatMap((l) => normalize(s.kind, l))
       for (const l of file) expect(count(s.kind, l), l.slice(0, 200)).toBe(normalize(s.kind, l).length)
-      check(s.kind === 'claude' ? readClaude(file) : readCodex(file), entries)
+      check(reading(s.kind, file), entries)
       for (const sub of s.subagents) {
         const subFile = lines(join(ROOT, dirname(s.file), s.sid, 'subagents', sub))
         check(
@@ -218,6 +258,11 @@ describe('real files through /agent-transcript', () => {
         mkdirSync(join(dir, s.sid, 'subagents'), { recursive: true })
         copyFileSync(join(ROOT, s.file), join(dir, `${s.sid}.jsonl`))
         for (const sub of s.subagents) copyFileSync(join(ROOT, dirname(s.file), s.sid, 'subagents', sub), join(dir, s.sid, 'subagents', sub))
+      } else if (s.kind === 'pi') {
+        // pi names a session file `<timestamp>_<id>.jsonl` in a folder per working directory.
+        const dir = join(piSessionsDir(stack.home), `-${cwd.replaceAll('/', '-')}-`)
+        mkdirSync(dir, { recursive: true })
+        copyFileSync(join(ROOT, s.file), join(dir, `${basename(s.file, '.jsonl')}_${s.sid}.jsonl`))
       } else {
         const m = /^rollout-(\d{4})-(\d{2})-(\d{2})T/.exec(basename(s.file))!
         const dir = join(stack.home, '.codex', 'sessions', m[1], m[2], m[3])
@@ -271,7 +316,7 @@ describe('real files through /agent-transcript', () => {
       expect(hello).toMatchObject({ agent_kind: s.kind, session_id: s.sid })
       expect(entries.map((e) => e.seq)).toEqual(Array.from({ length: hello.total }, (_, i) => i + 1))
       const file = lines(join(ROOT, s.file))
-      check(s.kind === 'claude' ? readClaude(file) : readCodex(file), entries)
+      check(reading(s.kind, file), entries)
       if (s.subagents.length) {
         // Real 2.1.x subagent folders hold no .meta.json: every transcript is listed and streams.
         expect((hello.subagents as any[]).map((r) => r.agent_id).sort()).toEqual(s.subagents.map((n) => n.slice(6, -6)).sort())
