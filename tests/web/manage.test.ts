@@ -217,6 +217,22 @@ describe('running agents from the phone', () => {
     expect(page.url()).toContain(`/terminal`)
   })
 
+  it('starts an agent in a folder chosen by browsing the host, in a new space', async () => {
+    const spacesBefore = (await snapshot()).workspaces.length
+    await go('#/start')
+    await page.getByLabel('Agent kind').selectOption('claude')
+    await page.getByLabel('A folder on the host (a new space)').check()
+    const picker = page.getByRole('group', { name: 'Folder on the host' })
+    await picker.getByRole('button', { name: /repo/ }).first().click()
+    await until(async () => (await picker.locator('.browse-path code').textContent()) === repo, 'the repo folder picked')
+    await page.getByRole('button', { name: 'Start', exact: true }).click()
+    const result = page.locator('.result.ok', { hasText: 'Started claude' })
+    await result.waitFor({ timeout: 100_000 })
+    const pane = /in (\S+?)(,|$)/.exec((await result.textContent())!)![1]
+    expect((await sim.request('agent.get', { target: pane })).agent).toMatchObject({ agent: 'claude', cwd: repo })
+    expect((await snapshot()).workspaces.length).toBe(spacesBefore + 1)
+  })
+
   it('shows the timeline, usage, an agent’s activity and its command palette', async () => {
     const tl = (await (await bridge.request('/timeline?limit=100')).json()).entries
     await go('#/timeline')
