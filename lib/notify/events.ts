@@ -1,3 +1,5 @@
+import type { AlertOption } from './alert-data.ts'
+
 /**
  * What alert composition (plugins/push) hands the notification channels (plugins/notify-*,
  * through the `notifyChannels` service, core/notify/channels.ts): one alert per blocked/done
@@ -31,8 +33,10 @@ export interface AlertEvent {
   url: string
   /** Label of the card's confirm option, when the blocked card has one (web push offers Approve). */
   approve?: string
-  /** The alert's FCM data map (type, agent, status, state_change_seq, server_id, …; every value a string), without `render`. */
-  fcm_data: Record<string, string>
+  /** The blocked card's question, its options and their category, when the card showed them. */
+  question?: string
+  options?: AlertOption[]
+  category?: string
   /** Devices that muted this pane: the per-device channels skip them. */
   muted: string[]
   /** Milliseconds since the epoch. */

@@ -5,6 +5,7 @@ import { logSafe } from '../../lib/strings.ts'
 import { defineNotifierPlugin, type Notifier } from '../../core/notify/notifier.ts'
 import { createFailureLog } from '../../lib/notify/failures.ts'
 import type { AlertEvent, Delivery, DismissEvent } from '../../lib/notify/events.ts'
+import { alertData } from '../../lib/notify/alert-data.ts'
 import { alertMessages, dismissMessage, DEFAULT_ANDROID_CHANNELS, type AndroidChannels } from './messages.ts'
 import { findCredential, describeCredential, CredentialError, type FoundCredential } from './credentials.ts'
 import type { PushSender, SendResult } from './sender.ts'
@@ -105,7 +106,20 @@ function createFcmNotifier(ctx: PluginContext, options: FcmOptions): FcmNotifier
       }
       if (!list.length || closed) return { sent: 0, total: 0, enabled: true, note: 'no device has registered an FCM token' }
       const s = await getSender()
-      const alert = { tag: ev.tag, status: ev.status, title: ev.title, body: ev.body, data: ev.fcm_data }
+      const data = alertData({
+        pane: ev.pane,
+        status: ev.status,
+        serverId: ev.server_id,
+        serverName: ev.server_name,
+        agentTitle: ev.agent_title,
+        title: ev.title,
+        body: ev.body,
+        seq: ev.seq,
+        question: ev.question,
+        options: ev.options,
+        category: ev.category,
+      })
+      const alert = { tag: ev.tag, status: ev.status, title: ev.title, body: ev.body, data }
       const results = await Promise.all(
         list.map(async ({ token, device }) => {
           const [os, app] = alertMessages(token, alert, channels)

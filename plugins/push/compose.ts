@@ -1,10 +1,10 @@
 /**
- * What goes into an alert: the text a person reads on a lock screen, and the FCM data keys every
- * channel may draw on. Every FCM data value must be a string (FCM rejects anything else and the
- * reference client casts strictly), so this module is the only place data maps are built; the FCM
- * messages around them are the fcm notifier's.
+ * What goes into an alert: the text a person reads on a lock screen, the blocked card's parts, and
+ * the app's data keys (built by lib/notify/alert-data.ts, which the FCM channel uses too); the
+ * FCM messages around them are the fcm notifier's.
  */
 import { termSafe } from '../../lib/strings.ts'
+import { alertData, type AlertCardParts } from '../../lib/notify/alert-data.ts'
 
 export const BODY_MAX = 240
 
@@ -43,6 +43,8 @@ export interface Alert {
   body: string
   /** Data keys shared by both renders (without `render`). */
   data: Record<string, string>
+  /** The blocked card's question, options and category, handed to every channel (absent when done). */
+  card: AlertCardParts
 }
 
 export const tagOf = (serverId: string, pane: string) => `${serverId}/${pane}`
@@ -85,26 +87,25 @@ export function composeBody(status: 'blocked' | 'done', card?: AlertCard | null)
 export function composeAlert(input: AlertInput): Alert {
   const title = composeTitle(input.serverName, input.agentTitle, input.pane)
   const body = composeBody(input.status, input.card)
-  const data: Record<string, string> = {
-    type: 'alert',
-    agent: input.pane,
+  const c = input.card
+  const card: AlertCardParts = {}
+  if (input.status === 'blocked' && c) {
+    if (c.question?.trim()) card.question = c.question.trim()
+    if (c.options?.length) card.options = c.options.map((o) => ({ index: o.index, label: o.label, selected: !!o.selected, ...(o.key ? { key: o.key } : {}) }))
+    if (c.category) card.category = c.category
+  }
+  const data = alertData({
+    pane: input.pane,
     status: input.status,
-    server_id: input.serverId,
-    server_name: input.serverName,
-    agent_title: oneLine(input.agentTitle),
+    serverId: input.serverId,
+    serverName: input.serverName,
+    agentTitle: oneLine(input.agentTitle),
     title,
     body,
-  }
-  if (input.seq !== undefined && Number.isInteger(input.seq)) data.state_change_seq = String(input.seq)
-  const card = input.card
-  if (input.status === 'blocked' && card) {
-    if (card.question?.trim()) data.question = card.question.trim()
-    if (card.options?.length) {
-      data.options = JSON.stringify(card.options.map((o) => ({ index: o.index, label: o.label, selected: !!o.selected, ...(o.key ? { key: o.key } : {}) })))
-    }
-    if (card.category) data.category = card.category
-  }
-  return { tag: tagOf(input.serverId, input.pane), status: input.status, title, body, data }
+    seq: input.seq,
+    ...card,
+  })
+  return { tag: tagOf(input.serverId, input.pane), status: input.status, title, body, data, card }
 }
 
 /**

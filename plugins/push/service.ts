@@ -126,7 +126,7 @@ export function createPushService(ctx: PluginContext, mutes: MuteStore): PushSer
       ...(extra.seq !== undefined ? { seq: extra.seq } : {}),
       url: paneUrl(publicBase(), ctx.config.server_id, alert.data.agent),
       ...(extra.approve ? { approve: extra.approve } : {}),
-      fcm_data: alert.data,
+      ...alert.card,
       muted: extra.test ? [] : mutes.mutedFor(alert.data.agent),
       ts: ctx.now(),
       ...(extra.test ? { test: true } : {}),

@@ -249,7 +249,6 @@ describe('push through the bus', () => {
       server_id: sid,
       server_name: 'srv',
       url: '/#/open/w1:p6',
-      fcm_data: {},
       muted: [],
       ts: Date.now(),
     } satisfies AlertEvent)
