@@ -62,7 +62,16 @@ describe('module boundaries', () => {
   })
 
   it('the circle finder finds a circle', () => {
-    expect(circles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).toEqual([['a', 'b', 'c']])
+    expect(
+      circles(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', ['a']],
+          ['d', ['a']],
+        ]),
+      ),
+    ).toEqual([['a', 'b', 'c']])
   })
 
   it('the check sees imports at all (a broken pattern would pass the ones above)', () => {
