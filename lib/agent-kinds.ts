@@ -89,6 +89,13 @@ export interface TranscriptCapability {
   normalize?(line: string): RawEntry[]
   /** Entries a line yields without building them (indexing); must equal normalize(line).length. */
   count?(line: string): number
+  /**
+   * URL of an ES module whose `count` export is `count` above, loadable on its own: a long first
+   * count then runs in a worker thread (its memory returned when it ends). Without it, or where
+   * the module cannot load, the count runs on the main thread. Built-in kinds name a `count.ts`
+   * beside their reader through `moduleBeside(import.meta.url, './count.ts')` (lib/kit.ts).
+   */
+  counter?: string
   /** A session that is not one JSONL file; `path` is located.path or a subagent's path. */
   open?(located: Located, path: string): TranscriptSource
   /** The flat subagent roster (with each row's `done`), sorted by depth then id; [] when none. */

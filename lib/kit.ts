@@ -75,6 +75,7 @@ export { capDiff, diffForEdit, diffForWrite, diffFromStructuredPatch, type Built
 export { SAFE_NAME, isFile, sessionValue, cwdsOf, sharesCwdWith, readHeadLines, newestSession, locateByCwd, type TranscriptReader } from './transcript/locate.ts'
 // JSONL files: complete-line scanning, the last 64 KiB, timestamps, the card summary, paging.
 export { scanLines } from './transcript/lines.ts'
+export { moduleBeside } from './transcript/count-pass.ts'
 export { readTailLines, lastTimestamp, timestampOf, TAIL_BYTES } from './transcript/activity.ts'
 export { summarizeTail, summarizeEntries } from './transcript/summary.ts'
 export { newestPage, olderPage, clampLimit, NEWEST_PAGE, OLDER_DEFAULT, OLDER_MAX, type Page } from './transcript/paging.ts'

@@ -47,6 +47,13 @@ function inUse(dir) {
   return false
 }
 
+/** Modules a worker thread loads by URL (plugins/transcript/count-worker.ts loads the counters). */
+const WORKER_ENTRIES = [
+  ['count-claude', 'plugins/kind-claude/transcript/count.ts'],
+  ['count-codex', 'plugins/kind-codex/transcript/count.ts'],
+]
+const beside = (layout, name) => (layout === 'sea' ? 'undefined' : `new URL('./${name}.js', import.meta.url).href`)
+
 /**
  * Source text swapped at build time, each checked to match exactly once so a moved line fails
  * the build instead of shipping a wrong path: where the web client is, relative to the bundle,
@@ -62,6 +69,10 @@ const swaps = (layout) => [
       sea: 'globalThis.__bridgeWebDist',
     }[layout],
   },
+  // The transcript counting worker and each kind's counter are entries of their own, beside the
+  // chunks; the single executable has no file a worker could load, so it counts on the main thread.
+  { file: 'plugins/transcript/count-in-worker.ts', from: "moduleBeside(import.meta.url, './count-worker.ts')", to: beside(layout, 'count-worker') },
+  ...WORKER_ENTRIES.map(([name, file]) => ({ file: file.replace(/count\.ts$/, 'reader.ts'), from: "moduleBeside(import.meta.url, './count.ts')", to: beside(layout, name) })),
   { file: 'cli/errors.ts', from: "import.meta.url.endsWith('.ts')", to: layout === 'clone' ? 'true' : 'false' },
   // CommonJS has no top-level await; the CLI's last line is its only one.
   ...(layout === 'sea' ? [{ file: 'cli/main.ts', from: 'await runCli(', to: 'void runCli(' }] : []),
@@ -110,7 +121,7 @@ async function esm(layout, outdir) {
   const esbuild = await import('esbuild')
   return esbuild.build({
     ...common(layout),
-    entryPoints: { main: 'cli/main.ts' },
+    entryPoints: { main: 'cli/main.ts', 'count-worker': 'plugins/transcript/count-worker.ts', ...Object.fromEntries(WORKER_ENTRIES) },
     outdir,
     format: 'esm',
     splitting: true,

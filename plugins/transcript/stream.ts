@@ -99,7 +99,9 @@ export function createTranscriptStream(opts: StreamOptions) {
 
   /** A JSONL reader's file is indexed here; a store-backed reader opens its own source. */
   const openFile = (): TranscriptSource =>
-    source.reader.open ? source.reader.open(source.session, filePath()) : openTranscript(filePath(), source.reader.normalize!, source.kind, source.reader.count, store)
+    source.reader.open
+      ? source.reader.open(source.session, filePath())
+      : openTranscript(filePath(), source.reader.normalize!, source.kind, source.reader.count, store, source.reader.counter)
 
   async function openSession(): Promise<void> {
     file = openFile()

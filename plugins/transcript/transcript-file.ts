@@ -4,7 +4,8 @@
  * read straight from disk by seq; the file's contents are never held in memory.
  */
 import { open, stat, type FileHandle } from 'node:fs/promises'
-import { scanLines } from '../../lib/transcript/lines.ts'
+import { countRange, grow, type CountedRange } from '../../lib/transcript/count-pass.ts'
+import { canCountInWorker, countInWorker } from './count-in-worker.ts'
 import { identify, loadIndex, saveIndex, type FileIdentity } from '../../lib/transcript/index-store.ts'
 import type { Entry, RawEntry } from '../../lib/transcript/entry.ts'
 import { createCache } from '../../lib/cache.ts'
@@ -20,6 +21,8 @@ const SPAN = 4 << 20
 const GAP = 64 << 10
 /** Files smaller than this are indexed again on every open; persisting them costs more than it saves. */
 const PERSIST_MIN = 1 << 20
+/** Ranges at least this long are counted in a worker thread when the kind has a counter module. */
+export const WORKER_MIN = 8 << 20
 
 /** Where a file's index is kept across restarts, and the reader it counts for (kinds count differently). */
 export interface IndexStore {
@@ -53,6 +56,8 @@ export class TranscriptFile {
     private readonly normalize: Normalizer,
     private readonly counter?: Counter,
     private readonly store?: IndexStore,
+    /** URL of a module whose `count` export equals `counter` (TranscriptCapability.counter). */
+    private readonly counterModule?: string,
   ) {}
 
   /** seq of the newest entry; equals the entry count when the file was never truncated. */
@@ -135,37 +140,29 @@ export class TranscriptFile {
   }
 
   private async scan(fh: FileHandle, size: number): Promise<void> {
-    this.indexed = await scanLines(fh, this.indexed, size, MAX_LINE, (text, start, len) => {
-      const k = text === null ? 1 : this.countOf(text)
-      if (k > 0) this.push(start, len, k)
-    })
+    const from = this.indexed
+    let r: CountedRange | null = null
+    // A long pass goes to a worker, whose heap is returned when it ends; when the worker or the
+    // kind's counter module cannot load, the same pass runs here.
+    if (this.counterModule && size - from >= WORKER_MIN && canCountInWorker())
+      r = await countInWorker({ path: this.path, from, to: size, maxLine: MAX_LINE, counter: this.counterModule }).catch(() => null)
+    r ??= await countRange(fh, from, size, MAX_LINE, this.counter ?? ((line) => this.normalize(line).length))
+    this.append(r)
   }
 
-  private countOf(line: string): number {
-    if (!line.trim()) return 0
-    try {
-      return this.counter ? this.counter(line) : this.normalize(line).length
-    } catch {
-      return 1
+  private append(r: CountedRange): void {
+    const need = this.n + r.n
+    if (need > this.offs.length) {
+      this.offs = grow(this.offs, need)
+      this.lens = grow(this.lens, need)
+      this.cum = grow(this.cum, need)
     }
-  }
-
-  private push(off: number, len: number, k: number): void {
-    if (this.n === this.offs.length) {
-      const grow = <T extends Float64Array | Uint32Array>(a: T): T => {
-        const b = new (a.constructor as new (n: number) => T)(a.length * 2)
-        b.set(a)
-        return b
-      }
-      this.offs = grow(this.offs)
-      this.lens = grow(this.lens)
-      this.cum = grow(this.cum)
-    }
-    this.offs[this.n] = off
-    this.lens[this.n] = Math.min(len, 0xffffffff)
-    this.cum[this.n] = this.count
-    this.n++
-    this.count += k
+    this.offs.set(r.offs.subarray(0, r.n), this.n)
+    this.lens.set(r.lens.subarray(0, r.n), this.n)
+    for (let i = 0; i < r.n; i++) this.cum[this.n + i] = this.count + r.cum[i]
+    this.n = need
+    this.count += r.count
+    this.indexed = r.indexed
   }
 
   /** Entries with from ≤ seq ≤ to, oldest first, read from disk. */
@@ -236,9 +233,16 @@ const cache = createCache<string, TranscriptFile>({ max: CACHE_MAX })
  * One shared index per file and reader, so reconnects and parallel streams skip the indexing
  * pass; with `indexDir` the index also outlives the process.
  */
-export function openTranscript(path: string, normalize: Normalizer, key = '', count?: Counter, store?: { dir: string; onError?(err: unknown): void }): TranscriptFile {
+export function openTranscript(
+  path: string,
+  normalize: Normalizer,
+  key = '',
+  count?: Counter,
+  store?: { dir: string; onError?(err: unknown): void },
+  counterModule?: string,
+): TranscriptFile {
   const id = `${key}\0${path}\0${store?.dir ?? ''}`
-  return cache.get(id) ?? cache.set(id, new TranscriptFile(path, normalize, count, store && { ...store, key }))
+  return cache.get(id) ?? cache.set(id, new TranscriptFile(path, normalize, count, store && { ...store, key }, counterModule))
 }
 
 /** Drops every in-memory index (the bridge shutting down); stored ones stay on disk. */

@@ -1,5 +1,5 @@
 /** The claude transcript reader: locate, normalize, roster, activity dating. */
-import { type AgentInfo, lastTimestamp, summarizeTail, SAFE_NAME, sessionValue, type Located, type TranscriptReader } from '../../../lib/kit.ts'
+import { type AgentInfo, lastTimestamp, summarizeTail, SAFE_NAME, sessionValue, type Located, type TranscriptReader, moduleBeside } from '../../../lib/kit.ts'
 import { countClaudeLine, normalizeClaudeLine } from './normalize.ts'
 import { findSessionFile, locateClaude } from './locate.ts'
 import { claudeRoster, subagentPath } from './roster.ts'
@@ -17,6 +17,7 @@ export const claudeTranscript: TranscriptReader = {
   locate: locateClaude,
   normalize: normalizeClaudeLine,
   count: countClaudeLine,
+  counter: moduleBeside(import.meta.url, './count.ts'),
   roster: claudeRoster,
   subagentPath,
   async lastActivity(agent, { home }) {

@@ -1,5 +1,5 @@
 /** The codex transcript capability: locate, normalize, and dating for the snapshot and card. */
-import { lastTimestamp, SAFE_NAME, sessionValue, summarizeTail, type AgentInfo, type TranscriptCapability, type TranscriptHost } from '../../../lib/kit.ts'
+import { lastTimestamp, SAFE_NAME, sessionValue, summarizeTail, type AgentInfo, type TranscriptCapability, type TranscriptHost, moduleBeside } from '../../../lib/kit.ts'
 import { findRollout, locateCodex } from './locate.ts'
 import { countCodexLine, normalizeCodexLine } from './normalize.ts'
 
@@ -13,6 +13,7 @@ export const codexTranscript: TranscriptCapability = {
   locate: locateCodex,
   normalize: normalizeCodexLine,
   count: countCodexLine,
+  counter: moduleBeside(import.meta.url, './count.ts'),
   async lastActivity(agent, host) {
     const p = await knownRollout(agent, host)
     return p ? lastTimestamp(p) : undefined
