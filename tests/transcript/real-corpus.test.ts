@@ -8,7 +8,9 @@
  * closed by a line type.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startStack, type Stack } from '../harness/stack.ts'
@@ -19,6 +21,9 @@ import { countClaudeLine, normalizeClaudeLine } from '../../plugins/kind-claude/
 import { countCodexLine, normalizeCodexLine } from '../../plugins/kind-codex/transcript/normalize.ts'
 import { normalizePiLine } from '../../plugins/kind-pi/normalize.ts'
 import { piSessionsDir } from '../../plugins/kind-pi/reader.ts'
+import { OpencodeSession, type SessionRecords } from '../../plugins/kind-opencode/transcript/store.ts'
+import { sqliteRecords } from '../../plugins/kind-opencode/transcript/sqlite.ts'
+import { HAS_SQLITE } from '../kinds/opencode-fixture.ts'
 import type { RawEntry } from '../../lib/transcript/entry.ts'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'real')
@@ -66,6 +71,52 @@ function corpus(): Sample[] {
 }
 
 const SAMPLES = corpus()
+
+/** Real opencode databases, under tests/fixtures/real/opencode/. */
+const OPENCODE_DBS = ['opencode/opencode-project-manager/opencode.db']
+
+interface OcSession {
+  id: string
+  messages: { id: string; data: string; parts: { id: string; data: string }[] }[]
+}
+/**
+ * A database's sessions as a second SQLite client (Python's) reads them: independent of
+ * node:sqlite, and there on Node 20. It reads a copy, so nothing is ever written beside the fixture.
+ */
+function dumpOpencode(file: string): { copy: string; sessions: OcSession[] } {
+  const copy = join(mkdtempSync(join(tmpdir(), 'opencode-real-')), 'opencode.db')
+  copyFileSync(join(ROOT, file), copy)
+  const script = `
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+out = []
+for (sid,) in db.execute('SELECT id FROM session ORDER BY id').fetchall():
+    msgs = []
+    for (mid, data) in db.execute('SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id', (sid,)).fetchall():
+        parts = [{'id': pid, 'data': pd} for (pid, pd) in db.execute('SELECT id, data FROM part WHERE message_id = ? ORDER BY id', (mid,))]
+        msgs.append({'id': mid, 'data': data, 'parts': parts})
+    out.append({'id': sid, 'messages': msgs})
+print(json.dumps(out))
+`
+  return { copy, sessions: JSON.parse(execFileSync('python3', ['-c', script, copy], { encoding: 'utf8', maxBuffer: 64 << 20 })) }
+}
+const OPENCODE = OPENCODE_DBS.map((file) => ({ file, ...dumpOpencode(file) }))
+
+/** The dumped records as the opencode store reads them (each record's JSON with its row id). */
+function dumpRecords(s: OcSession): SessionRecords {
+  const byId = new Map(s.messages.map((m) => [m.id, m]))
+  return {
+    messages: async () => s.messages.map((m) => m.id),
+    message: async (id) => JSON.parse(byId.get(id)!.data),
+    parts: async (mid) => byId.get(mid)!.parts.map((p) => ({ ...JSON.parse(p.data), id: p.id })),
+  }
+}
+
+async function opencodeEntries(records: SessionRecords): Promise<RawEntry[]> {
+  const session = new OpencodeSession(records)
+  await session.refresh()
+  return session.read(1, session.total)
+}
 const lines = (path: string) =>
   readFileSync(path, 'utf8')
     .split('\n')
@@ -159,6 +210,23 @@ function readPi(file: string[]): Reading {
   return r
 }
 
+function readOpencode(s: OcSession): Reading {
+  const r: Reading = { prompts: [], replies: [], calls: [], results: new Map(), compactions: 0, userRuns: [] }
+  for (const m of s.messages) {
+    const role = JSON.parse(m.data).role
+    for (const p of m.parts.map((x) => JSON.parse(x.data))) {
+      if (p.type === 'compaction') r.compactions++
+      // Synthetic and ignored text is opencode talking to the model, not the user typing.
+      if (p.type === 'text' && !p.synthetic && !p.ignored && p.text?.trim()) (role === 'user' ? r.prompts : r.replies).push(p.text)
+      if (p.type === 'tool' && ['running', 'completed', 'error'].includes(p.state?.status)) {
+        r.calls.push(p.callID)
+        if (p.state.status !== 'running') r.results.set(p.callID, p.state.status === 'error')
+      }
+    }
+  }
+  return r
+}
+
 const reading = (kind: Kind, file: string[]) => (kind === 'claude' ? readClaude(file) : kind === 'codex' ? readCodex(file) : readPi(file))
 
 /** The reading's checks against entries (from the reader or from the socket). */
@@ -197,6 +265,7 @@ describe('real files through the readers', () => {
     // The folder under the kind names the publishing repository (PROVENANCE.md).
     expect(new Set(SAMPLES.map((s) => s.file.split('/')[1])).size).toBeGreaterThanOrEqual(4)
     expect(new Set(SAMPLES.map((s) => s.kind))).toEqual(new Set(['claude', 'codex', 'pi']))
+    expect(OPENCODE.flatMap((d) => d.sessions).length).toBeGreaterThan(0)
   })
 
   for (const s of SAMPLES) {
@@ -214,6 +283,15 @@ describe('real files through the readers', () => {
       }
     })
   }
+
+  for (const db of OPENCODE)
+    for (const s of db.sessions)
+      it(`${db.file} ${s.id}: entries match the records, through either SQLite reader`, async () => {
+        const entries = await opencodeEntries(dumpRecords(s))
+        check(readOpencode(s), entries)
+        // The kind's own reading of the file (node:sqlite) gives the same entries where the runtime has it.
+        if (HAS_SQLITE) expect(await opencodeEntries(sqliteRecords(db.copy, s.id))).toEqual(entries)
+      })
 
   it('progress lines, about two thirds of a real 2.1.39 session, give no entry', () => {
     const file = lines(join(ROOT, 'claude/spotter/4d5611e5-241a-462a-8d15-5122611a9569.jsonl'))
@@ -270,10 +348,15 @@ describe('real files through /agent-transcript', () => {
         copyFileSync(join(ROOT, s.file), join(dir, basename(s.file)))
       }
     }
+    // opencode's current store: one database in its data folder (one database a home, so one file here).
+    expect(OPENCODE.length).toBe(1)
+    const data = join(stack.home, '.local', 'share', 'opencode')
+    mkdirSync(data, { recursive: true })
+    copyFileSync(join(ROOT, OPENCODE[0].file), join(data, 'opencode.db'))
   }, 60_000)
   afterAll(async () => stack?.close())
 
-  async function pane(kind: Kind, sid: string): Promise<string> {
+  async function pane(kind: Kind | 'opencode', sid: string): Promise<string> {
     const p = (await stack.sim.request('workspace.create', { cwd })).root_pane.pane_id as string
     await reportBusyAgent(stack.sim, p, { source: `herdr:${kind}`, agent: kind, state: 'working', agent_session_id: sid })
     return p
@@ -329,6 +412,25 @@ describe('real files through /agent-transcript', () => {
       }
     })
   }
+
+  for (const s of OPENCODE[0].sessions)
+    if (HAS_SQLITE)
+      it(`${OPENCODE[0].file} ${s.id}: seq 1..total across pages, and the same checks on what the socket sent`, async () => {
+        const p = await pane('opencode', s.id)
+        const { hello, entries } = await streamAll(`pane=${encodeURIComponent(p)}`)
+        expect(hello).toMatchObject({ agent_kind: 'opencode', session_id: s.id })
+        expect(entries.map((e) => e.seq)).toEqual(Array.from({ length: hello.total }, (_, i) => i + 1))
+        check(readOpencode(s), entries)
+      })
+    else
+      it(`${OPENCODE[0].file} ${s.id}: Node ${process.versions.node} refuses it in one line that says why`, async () => {
+        const p = await pane('opencode', s.id)
+        const r = await fetch(`${stack.bridge.url}/agent-transcript?pane=${encodeURIComponent(p)}&token=${stack.bridge.adminToken}`)
+        expect([r.status, await r.text()]).toEqual([
+          404,
+          `transcript not available: this opencode keeps its sessions in SQLite (opencode.db); Node ${process.versions.node} has no built-in SQLite (node:sqlite, Node 22.5 and later)`,
+        ])
+      })
 
   it('a subagent without metadata is labelled from the spawning call in the parent', async () => {
     const p = await pane('claude', '4d5611e5-241a-462a-8d15-5122611a9569')
