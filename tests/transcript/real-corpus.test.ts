@@ -135,6 +135,8 @@ interface Reading {
   compactions: number
   /** Shell commands the user ran themselves (pi's `!`), each a call and its result: whether it failed. */
   userRuns: boolean[]
+  /** Why a reply was cut short (an abort, a provider error), shown as a system line. */
+  errors: string[]
 }
 
 const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -142,7 +144,7 @@ const textsOf = (content: unknown): string[] =>
   typeof content === 'string' ? [content] : Array.isArray(content) ? content.filter((b) => isObj(b) && b.type === 'text' && typeof b.text === 'string').map((b) => b.text) : []
 
 function readClaude(file: string[]): Reading {
-  const r: Reading = { prompts: [], replies: [], calls: [], results: new Map(), compactions: 0, userRuns: [] }
+  const r: Reading = { prompts: [], replies: [], calls: [], results: new Map(), compactions: 0, userRuns: [], errors: [] }
   for (const l of file) {
     const o = JSON.parse(l)
     if (o.type === 'user' && o.isCompactSummary) r.compactions++
@@ -172,7 +174,7 @@ function codexFailed(out: unknown): boolean {
 }
 
 function readCodex(file: string[]): Reading {
-  const r: Reading = { prompts: [], replies: [], calls: [], results: new Map(), compactions: 0, userRuns: [] }
+  const r: Reading = { prompts: [], replies: [], calls: [], results: new Map(), compactions: 0, userRuns: [], errors: [] }
   for (const l of file) {
     const o = JSON.parse(l)
     const p = o.payload ?? {}
@@ -191,7 +193,7 @@ function readCodex(file: string[]): Reading {
 }
 
 function readPi(file: string[]): Reading {
-  const r: Reading = { prompts: [], replies: [], calls: [], results: new Map(), compactions: 0, userRuns: [] }
+  const r: Reading = { prompts: [], replies: [], calls: [], results: new Map(), compactions: 0, userRuns: [], errors: [] }
   for (const l of file) {
     const o = JSON.parse(l)
     if (o.type === 'compaction') r.compactions++
@@ -201,7 +203,7 @@ function readPi(file: string[]): Reading {
     if (m.role === 'assistant') {
       r.replies.push(...textsOf(m.content).filter((t) => t.trim()))
       // A reply that ended in an error or an abort says so.
-      if (typeof m.errorMessage === 'string' && m.errorMessage.trim()) r.replies.push(m.errorMessage)
+      if (typeof m.errorMessage === 'string' && m.errorMessage.trim()) r.errors.push(m.errorMessage)
       for (const b of Array.isArray(m.content) ? m.content : []) if (isObj(b) && b.type === 'toolCall') r.calls.push(b.id)
     }
     if (m.role === 'toolResult') r.results.set(m.toolCallId, m.isError === true)
@@ -211,7 +213,7 @@ function readPi(file: string[]): Reading {
 }
 
 function readOpencode(s: OcSession): Reading {
-  const r: Reading = { prompts: [], replies: [], calls: [], results: new Map(), compactions: 0, userRuns: [] }
+  const r: Reading = { prompts: [], replies: [], calls: [], results: new Map(), compactions: 0, userRuns: [], errors: [] }
   for (const m of s.messages) {
     const role = JSON.parse(m.data).role
     for (const p of m.parts.map((x) => JSON.parse(x.data))) {
@@ -235,9 +237,10 @@ function check(reading: Reading, entries: RawEntry[]): void {
   const has = (list: string[], t: string) => list.some((x) => x.startsWith(t.trim().slice(0, 80)))
   const users = texts('user')
   expect(reading.prompts.filter((t) => !has(users, t))).toEqual([])
-  // Errors and aborts are the agent's side of the conversation, shown as system lines.
-  const assistants = [...texts('assistant'), ...texts('system')]
+  const assistants = texts('assistant')
   expect(reading.replies.filter((t) => !has(assistants, t))).toEqual([])
+  const system = texts('system')
+  expect(reading.errors.filter((t) => !has(system, t))).toEqual([])
   // The user's own shell runs: a call and its result each, under an id of their own.
   const runs = entries.filter((e) => e.kind === 'tool_call' && e.role === 'user').map((e) => e.tool!.id)
   expect(new Set(runs).size).toBe(reading.userRuns.length)
