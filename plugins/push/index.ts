@@ -6,7 +6,7 @@ import { actingDevice } from '../../core/notify/device.ts'
 import { notLoaded } from '../../core/notify/channels.ts'
 import { composeAlert } from './compose.ts'
 import { createPushService, type FanoutResult, type PushService } from './service.ts'
-import { createMuteStore } from './mutes.ts'
+import { createMuteStore, type QuietHours } from './mutes.ts'
 import { readWebConfig } from './web-config.ts'
 
 /**
@@ -86,6 +86,13 @@ const deliverySchema = v.object({
   // Per subscription, what its push service answered (Web Push).
   targets: v.optional(v.array(targetSchema)),
 })
+
+/** "HH:MM", 00:00 to 23:59. */
+const hhmm = (field: string) => v.pipe(v.string(`${field}: want HH:MM`), v.regex(/^([01]\d|2[0-3]):[0-5]\d$/, `${field}: want HH:MM`))
+const minutes = (s: string) => Number(s.slice(0, 2)) * 60 + Number(s.slice(3))
+const clock = (m: number) => `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`
+const quietSchema = v.object({ from: v.string(), to: v.string(), utc_offset: v.number() })
+const quietOut = (q: QuietHours | null) => (q ? { from: clock(q.from), to: clock(q.to), utc_offset: q.utc_offset } : null)
 
 export default defineBridgePlugin({
   name: 'push',
@@ -206,6 +213,47 @@ export default defineBridgePlugin({
       async handler({ body, auth, ctx, state }) {
         const device = await actingDevice(ctx, auth)
         return { ok: true, pane: body.pane, was_muted: await state.mutes.unmute(device, body.pane) }
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/notify/quiet',
+      auth: 'device',
+      errors: 'json',
+      describe: "This device's quiet hours (no alerts from any pane in that daily window), or null",
+      response: v.object({ quiet: v.nullable(quietSchema) }),
+      async handler({ auth, ctx, state }) {
+        const device = auth.deviceId ?? ctx.devices.list().find((d) => d.name === 'web')?.id
+        return { quiet: device ? quietOut(state.mutes.quiet(device)) : null }
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/notify/quiet',
+      auth: 'device',
+      // This device's own alerts: a watching device may set them.
+      role: 'viewer',
+      errors: 'json',
+      describe: 'Set this device\'s quiet hours {from: "HH:MM", to: "HH:MM", utc_offset: minutes ahead of UTC}; {} turns them off',
+      body: v.object({
+        from: v.optional(hhmm('from')),
+        to: v.optional(hhmm('to')),
+        utc_offset: v.optional(
+          v.pipe(
+            v.number('utc_offset: want minutes'),
+            v.integer('utc_offset: want minutes'),
+            v.minValue(-840, 'utc_offset: -840 to 840'),
+            v.maxValue(840, 'utc_offset: -840 to 840'),
+          ),
+        ),
+      }),
+      response: v.object({ ok: v.literal(true), quiet: v.nullable(quietSchema) }),
+      async handler({ body, auth, ctx, state }) {
+        const device = await actingDevice(ctx, auth)
+        if ((body.from === undefined) !== (body.to === undefined)) fail(400, 'want both from and to, or neither (off)')
+        const q = body.from !== undefined && body.to !== undefined ? { from: minutes(body.from), to: minutes(body.to), utc_offset: body.utc_offset ?? 0 } : null
+        await state.mutes.setQuiet(device, q)
+        return { ok: true, quiet: quietOut(q) }
       },
     }),
     route({

@@ -9,13 +9,36 @@ import { readJson, writeJson } from '../../storage/index.ts'
 export interface MuteStore {
   mute(device: string, pane: string, until: number): Promise<void>
   unmute(device: string, pane: string): Promise<boolean>
-  /** Devices whose mute of `pane` holds now. */
+  /** Devices whose mute of `pane` holds now, or that are in their quiet hours. */
   mutedFor(pane: string): string[]
+  /** This device's quiet hours, or null. */
+  quiet(device: string): QuietHours | null
+  /** Sets (or, with null, clears) this device's quiet hours. */
+  setQuiet(device: string, q: QuietHours | null): Promise<void>
   /** This device's active mutes. */
   of(device: string): Record<string, number>
   forgetDevice(device: string): Promise<void>
 }
 
+/**
+ * A daily window without alerts for one device, in its own local time: minutes after midnight
+ * (`from` inclusive, `to` exclusive; across midnight when `from` > `to`; equal means never), and
+ * `utc_offset`, the device's minutes ahead of UTC, so the window follows the device's clock.
+ */
+export interface QuietHours {
+  from: number
+  to: number
+  utc_offset: number
+}
+
+/** Whether `now` (unix ms) falls in the window. */
+export function inQuietHours(q: QuietHours, now: number): boolean {
+  const m = (((Math.floor(now / 60_000) + q.utc_offset) % 1440) + 1440) % 1440
+  if (q.from === q.to) return false
+  return q.from < q.to ? m >= q.from && m < q.to : m >= q.from || m < q.to
+}
+
+const QUIET_KEY = 'notify-quiet.json'
 const KEY = 'notify-mutes.json'
 /** A device's mutes are capped so one client cannot grow the file without bound. */
 export const MAX_MUTES_PER_DEVICE = 500
@@ -32,6 +55,22 @@ export async function createMuteStore(storage: Storage, now: () => number): Prom
     }
   }
   const active = (until: number) => until === 0 || until > now()
+  const quiet = new Map<string, QuietHours>()
+  const rawQuiet = (await readJson<unknown>(storage, QUIET_KEY, 'quiet hours')) ?? {}
+  const minute = (x: unknown) => Number.isInteger(x) && (x as number) >= 0 && (x as number) < 1440
+  if (rawQuiet && typeof rawQuiet === 'object' && !Array.isArray(rawQuiet))
+    for (const [device, q] of Object.entries(rawQuiet as Record<string, any>))
+      if (q && minute(q.from) && minute(q.to) && Number.isInteger(q.utc_offset) && Math.abs(q.utc_offset) <= 1440)
+        quiet.set(device, { from: q.from, to: q.to, utc_offset: q.utc_offset })
+  let writingQuiet: Promise<void> = Promise.resolve()
+  const setQuiet = async (device: string, q: QuietHours | null): Promise<void> => {
+    if (q) quiet.set(device, q)
+    else if (!quiet.delete(device)) return
+    const doc = Object.fromEntries(quiet)
+    const p = writingQuiet.then(() => writeJson(storage, QUIET_KEY, doc))
+    writingQuiet = p.catch(() => {})
+    await p
+  }
   let writing: Promise<void> = Promise.resolve()
   const save = () => {
     const out: Record<string, Record<string, number>> = {}
@@ -59,18 +98,22 @@ export async function createMuteStore(storage: Storage, now: () => number): Prom
       return had
     },
     mutedFor(pane) {
-      const out: string[] = []
+      const out = new Set<string>()
       for (const [device, m] of mutes) {
         const u = m.get(pane)
-        if (u !== undefined && active(u)) out.push(device)
+        if (u !== undefined && active(u)) out.add(device)
       }
-      return out
+      for (const [device, q] of quiet) if (inQuietHours(q, now())) out.add(device)
+      return [...out]
     },
+    quiet: (device) => quiet.get(device) ?? null,
+    setQuiet,
     of(device) {
       return Object.fromEntries([...(mutes.get(device) ?? [])].filter(([, u]) => active(u)))
     },
     async forgetDevice(device) {
       if (mutes.delete(device)) await save()
+      await setQuiet(device, null)
     },
   }
 }

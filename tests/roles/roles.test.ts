@@ -93,6 +93,7 @@ describe('device roles', () => {
     const viewerWrites = ops.filter((o) => o.method !== 'GET' && o.role === 'viewer').map((o) => `${o.method} ${o.path}`)
     expect(viewerWrites.sort()).toEqual([
       'POST /notify/mute',
+      'POST /notify/quiet',
       'POST /notify/test',
       'POST /notify/unmute',
       'POST /register-token',

@@ -300,10 +300,17 @@ describe('running agents from the phone', () => {
     await row.getByRole('button', { name: 'Unmute' }).waitFor()
     const until1h = (await (await bridge.request('/notify/mutes', { token: owner.bearer })).json()).mutes[pane]
     expect(Math.abs(until1h - (Date.now() + 3_600_000))).toBeLessThan(60_000)
-    await shoot('alerts')
     await row.getByRole('button', { name: 'Unmute' }).click()
     await row.getByRole('button', { name: 'Mute 8 h' }).waitFor()
+    // Quiet hours, in this browser's time zone.
+    await page.getByLabel('Quiet from').fill('22:30')
+    await page.getByLabel('Quiet to').fill('06:45')
+    await page.getByRole('region', { name: 'Quiet hours' }).getByRole('button', { name: 'Save' }).click()
+    await page.locator('[data-quiet="22:30-06:45"]').waitFor()
+    const offset = await page.evaluate(() => 0 - new Date().getTimezoneOffset())
+    expect(await (await bridge.request('/notify/quiet', { token: owner.bearer })).json()).toEqual({ quiet: { from: '22:30', to: '06:45', utc_offset: offset } })
     expect((await (await bridge.request('/notify/mutes', { token: owner.bearer })).json()).mutes[pane]).toBeUndefined()
+    await shoot('alerts')
   })
 
   it('counts who needs you, walks the blocked agents longest waiting first and ends in All clear', async () => {
@@ -351,9 +358,13 @@ describe('running agents from the phone', () => {
   it('keeps toasts off the navigation, and greys the data with Pair again when access is lost', async () => {
     await go('#/spaces')
     await page.locator('section.space[data-space="w1"]').getByRole('button', { name: 'New tab' }).click()
-    const toast = page.locator('.toast').first()
+    const toast = page.locator('.toast', { hasText: 'Opened tab' })
     await toast.waitFor()
-    const [t, nav, head] = await Promise.all([toast.boundingBox(), page.locator('nav.sections').boundingBox(), page.locator('header.top').boundingBox()])
+    // Read together while the toast is up (it goes after 5 s).
+    const [t, nav, head] = await until(async () => {
+      const boxes = await Promise.all([toast.boundingBox(), page.locator('nav.sections').boundingBox(), page.locator('header.top').boundingBox()])
+      return boxes.every(Boolean) ? boxes : undefined
+    }, 'the toast, the sections bar and the header on screen')
     expect(t!.y).toBeGreaterThan(nav!.y + nav!.height)
     expect(t!.y).toBeGreaterThan(head!.y + head!.height)
     await go('#/')

@@ -133,10 +133,7 @@ export function AlertsView({ feed, alertsControl }: { feed: FeedClient; alertsCo
         })}
       </ul>
     </section>
-    <section aria-labelledby="quiet-title">
-      <h2 id="quiet-title">Quiet hours</h2>
-      <p class="muted small">Not offered by this bridge yet: mute the agents for 8 h instead.</p>
-    </section>
+    <${QuietHours} feed=${feed} />
   </main>`
 }
 
@@ -163,4 +160,60 @@ function WebPushOff({ feed }: { feed: FeedClient }) {
       return r.removed ? 'This browser gets no Web Push from this bridge now' : 'This browser was not subscribed here'
     }}
   />`
+}
+
+/**
+ * Quiet hours for this device (GET/POST /notify/quiet): no alerts from any agent in that daily
+ * window, read in this device's own time zone (its offset is sent along).
+ */
+function QuietHours({ feed }: { feed: FeedClient }) {
+  const api = feed.api
+  const [q, setQ] = useState<{ from: string; to: string } | null | undefined>(undefined)
+  const [from, setFrom] = useState('22:00')
+  const [to, setTo] = useState('07:00')
+  useEffect(() => {
+    api.get<{ quiet: { from: string; to: string } | null }>('/notify/quiet').then(
+      (r) => {
+        setQ(r.quiet)
+        if (r.quiet) {
+          setFrom(r.quiet.from)
+          setTo(r.quiet.to)
+        }
+      },
+      () => setQ(undefined),
+    )
+  }, [api])
+  return html`<section aria-labelledby="quiet-title" class="quiet">
+    <h2 id="quiet-title">Quiet hours</h2>
+    ${
+      q === undefined
+        ? html`<p class="muted small">This bridge does not offer quiet hours.</p>`
+        : html`<p class="small" data-quiet=${q ? `${q.from}-${q.to}` : 'off'}>${q ? `No alerts on this device from ${q.from} to ${q.to}.` : 'Off: alerts arrive at any hour.'}</p>
+            <div class="row form">
+              <label class="inline">From <input type="time" aria-label="Quiet from" value=${from} onInput=${(e: any) => setFrom(e.currentTarget.value)} /></label>
+              <label class="inline">To <input type="time" aria-label="Quiet to" value=${to} onInput=${(e: any) => setTo(e.currentTarget.value)} /></label>
+              <${ActionButton}
+                label="Save"
+                small
+                run=${async () => {
+                  const r = await api.post<{ quiet: { from: string; to: string } }>('/notify/quiet', { from, to, utc_offset: -new Date().getTimezoneOffset() })
+                  setQ(r.quiet)
+                  return `Quiet from ${r.quiet.from} to ${r.quiet.to}`
+                }}
+              />
+              ${
+                q &&
+                html`<${ActionButton}
+                  label="Turn off"
+                  small
+                  run=${async () => {
+                    await api.post('/notify/quiet', {})
+                    setQ(null)
+                    return 'Quiet hours off'
+                  }}
+                />`
+              }
+            </div>`
+    }
+  </section>`
 }
