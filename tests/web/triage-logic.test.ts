@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import { detailWithoutHeadline, longestWaitingFirst, needsYouCount, nextBlocked, plainText, sinceText, unseen, walkKey } from '../../plugins/web/app/src/lib/triage.ts'
 import { agentTitle, type Agent } from '../../plugins/web/app/src/lib/inbox.ts'
+import { pushAction } from '../../plugins/web/app/src/lib/push-message.ts'
 
 const agent = (pane: string, status: string, seq: number, ts?: number): Agent => ({
   agent: 'claude',
@@ -46,6 +47,12 @@ describe('triage', () => {
     expect(agentTitle({ ...agent('p', 'idle', 1), terminal_title_stripped: '⏺' })).toBe('claude')
     expect(detailWithoutHeadline('⏺ Do you want to proceed?\n  npm test', 'Do you want to proceed?')).toBe('  npm test')
     expect(detailWithoutHeadline('npm test', 'Do you want to proceed?')).toBe('npm test')
+    // A Web Push alert's title and body, as the service worker draws them.
+    const shown = pushAction(
+      { type: 'alert', tag: 's/p', title: '✳ Claude Code is blocked', body: '⏺ Bash(npm test)', status: 'blocked', pane: 'p', server_id: 's', url: 'http://x' },
+      false,
+    )
+    expect(shown).toMatchObject({ do: 'show', title: 'Claude Code is blocked', options: { body: 'Bash(npm test)' } })
   })
 
   it('says since when a bridge was last live', () => {

@@ -6,6 +6,8 @@
  * FCM delivers `{data: {...}, notification?: {...}, from, fcmMessageId, ...}` as the push's JSON
  * body; only `data` is read (every value a string).
  */
+// Alerts drop the agents' TUI glyphs: a notification font draws them as empty boxes.
+import { plainText } from './triage.ts'
 
 /** What an Approve action posts: `/approve {agent: pane, seq}` on the bridge with this server id. */
 export interface ApproveData {
@@ -76,9 +78,9 @@ function webPushAction(b: Record<string, unknown>, appVisible: boolean): PushAct
   const approve = b.status === 'blocked' && seq !== undefined && str(b.approve).trim() ? str(b.approve).trim() : ''
   return {
     do: 'show',
-    title: str(b.title).trim() || DEFAULT_TITLE,
+    title: plainText(str(b.title)) || DEFAULT_TITLE,
     options: {
-      body: str(b.body).trim(),
+      body: plainText(str(b.body)),
       tag,
       data: { url: hashOf(str(b.url), serverId, pane), ...(approve ? { approve: { server_id: serverId, pane, seq: seq! } } : {}) },
       requireInteraction: b.status === 'blocked',
@@ -117,8 +119,8 @@ export function pushAction(body: unknown, appVisible: boolean): PushAction {
   if (d.render === 'os') return { do: 'ignore', why: "render 'os' duplicate" }
   if (!agent) return { do: 'ignore', why: 'alert without agent' }
   if (appVisible) return { do: 'ignore', why: 'the app is open' }
-  const title = str(d.title).trim() || DEFAULT_TITLE
-  const body_ = str(d.body).trim() || str(d.question).trim()
+  const title = plainText(str(d.title)) || DEFAULT_TITLE
+  const body_ = plainText(str(d.body)) || plainText(str(d.question))
   return {
     do: 'show',
     title,
