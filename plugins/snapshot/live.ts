@@ -22,7 +22,7 @@ import type { BusEvent } from '../../core/bus.ts'
 import type { LiveSnapshot, SnapshotBody } from '../../core/services.ts'
 import { HerdrError } from '../../core/herdr/index.ts'
 import { encodeBody, type Encoding } from '../../lib/http/compress.ts'
-import { applyEnrichment, enrichmentOf, mergeSnapshots, rankAgents, sessionSnapshot, type Enrichment, type RankedAgent } from './model.ts'
+import { applyEnrichment, enrichmentOf, isRecord, mergeSnapshots, rankAgents, sessionSnapshot, type Enrichment, type RankedAgent, type Snapshot } from './model.ts'
 
 export type { LiveSnapshot, SnapshotBody }
 
@@ -39,7 +39,7 @@ const ARRAYS = ['agents', 'panes', 'tabs', 'workspaces', 'layouts'] as const
 
 interface SessionModel {
   /** One session's snapshot, ids qualified and elements labelled (mergeSnapshots of one part). */
-  part: Record<string, any> | null
+  part: Snapshot | null
   /** Index of qualified pane id → position in part.agents / part.panes. */
   agentAt: Map<string, number>
   paneAt: Map<string, number>
@@ -51,21 +51,21 @@ interface SessionModel {
   fetching: Promise<void> | null
   fetchGen: number
   /** Status changes applied while a fetch was in flight; replayed onto its result. */
-  journal: Record<string, any>[] | null
+  journal: Record<string, unknown>[] | null
   maxSeq: number
   /** herdr's last answer as JSON: an identical reconcile keeps the part (and the revision). */
   raw: string
 }
 
 /** The agent fields its enrichment is read from: everything but the status herdr moves. */
-const enrichKey = (a: Record<string, any>): string => {
+const enrichKey = (a: Record<string, unknown>): string => {
   const { agent_status: _s, state_change_seq: _q, session: _n, ...rest } = a
   return JSON.stringify(rest)
 }
 
 interface Built {
   rev: number
-  snapshot: Record<string, any>
+  snapshot: Snapshot
   body?: SnapshotBody
 }
 
@@ -81,7 +81,7 @@ export function createLiveSnapshot(ctx: Ctx, opts: LiveSnapshotOptions = {}): Li
   let rev = 1
   let built: Built | null = null
   /** Enrichment by enrichKey, with the agent it was read for (to read it again). */
-  let enriched = new Map<string, { agent: Record<string, any>; value: Enrichment }>()
+  let enriched = new Map<string, { agent: RankedAgent; value: Enrichment }>()
   let checkedAt = 0
   let checking: Promise<void> | null = null
 
@@ -102,30 +102,32 @@ export function createLiveSnapshot(ctx: Ctx, opts: LiveSnapshotOptions = {}): Li
     m.agentAt.clear()
     m.paneAt.clear()
     m.maxSeq = 0
-    const agents: any[] = m.part?.agents ?? []
-    const panes: any[] = m.part?.panes ?? []
+    const agents = m.part?.agents ?? []
+    const panes = m.part?.panes ?? []
     agents.forEach((a, i) => {
-      if (a && typeof a.pane_id === 'string') m.agentAt.set(a.pane_id, i)
-      if (isInt(a?.state_change_seq) && a.state_change_seq > m.maxSeq) m.maxSeq = a.state_change_seq
+      if (!isRecord(a)) return
+      if (typeof a.pane_id === 'string') m.agentAt.set(a.pane_id, i)
+      if (isInt(a.state_change_seq) && a.state_change_seq > m.maxSeq) m.maxSeq = a.state_change_seq
     })
-    panes.forEach((p, i) => p && typeof p.pane_id === 'string' && m.paneAt.set(p.pane_id, i))
+    panes.forEach((p, i) => isRecord(p) && typeof p.pane_id === 'string' && m.paneAt.set(p.pane_id, i))
   }
 
   /** A status change; false when the model cannot express it (a new agent, say). */
-  const applyStatus = (m: SessionModel, p: Record<string, any>): boolean => {
-    if (!m.part) return false
+  const applyStatus = (m: SessionModel, p: Record<string, unknown>): boolean => {
+    if (!m.part || typeof p.pane_id !== 'string') return false
     const i = m.agentAt.get(p.pane_id)
     if (i === undefined || typeof p.agent_status !== 'string') return false
     // Copy on write: a read in flight keeps the objects it took.
-    const agents = m.part.agents as any[]
-    const a = agents[i]
+    const agents = m.part.agents
+    // Indexed only when it was an object; the part is replaced whole, never edited elsewhere.
+    const a = agents[i] as Record<string, unknown>
     if (p.agent && a.agent && p.agent !== a.agent) return false
     if (a.agent_status !== p.agent_status) {
       // herdr stamps each transition with its next global seq; the reconcile brings the real one.
       agents[i] = { ...a, agent_status: p.agent_status, state_change_seq: ++m.maxSeq }
       rev++
       const j = m.paneAt.get(p.pane_id)
-      if (j !== undefined) (m.part.panes as any[])[j] = { ...(m.part.panes as any[])[j], agent_status: p.agent_status }
+      if (j !== undefined) m.part.panes[j] = { ...(m.part.panes[j] as Record<string, unknown>), agent_status: p.agent_status }
     }
     return true
   }
@@ -180,15 +182,17 @@ export function createLiveSnapshot(ctx: Ctx, opts: LiveSnapshotOptions = {}): Li
     name: 'live-snapshot',
     limit: Number.MAX_SAFE_INTEGER,
     deliver(ev: BusEvent) {
-      const s = (ev.payload as any)?.session
+      const payload: unknown = ev.payload
+      if (!isRecord(payload)) return
+      const s = payload.session
       if (typeof s !== 'string') return
       if (ev.type === 'multiplexer_connected') connected.add(s)
       else if (ev.type === 'multiplexer_disconnected') connected.delete(s)
       const m = models.get(s)
       if (!m) return
       if (ev.source === 'multiplexer' && ev.type === 'pane_agent_status_changed') {
-        m.journal?.push(ev.payload)
-        if (!applyStatus(m, ev.payload)) stale(m)
+        m.journal?.push(payload)
+        if (!applyStatus(m, payload)) stale(m)
         return
       }
       // Everything else that comes from herdr, and the connection's own turns, may change the
@@ -210,7 +214,7 @@ export function createLiveSnapshot(ctx: Ctx, opts: LiveSnapshotOptions = {}): Li
     checking ??= (async () => {
       const started = ctx.now()
       const entries = [...enriched.entries()]
-      const values = await Promise.all(entries.map(([, e]) => enrichmentOf(ctx, e.agent as any, { home: ctx.home, env: ctx.env })))
+      const values = await Promise.all(entries.map(([, e]) => enrichmentOf(ctx, e.agent, { home: ctx.home, env: ctx.env })))
       entries.forEach(([k, e], i) => {
         if (JSON.stringify(values[i]) === JSON.stringify(e.value)) return
         if (enriched.get(k) === e) enriched.set(k, { agent: e.agent, value: values[i] })
@@ -234,10 +238,10 @@ export function createLiveSnapshot(ctx: Ctx, opts: LiveSnapshotOptions = {}): Li
     const results = await Promise.allSettled(
       sessions.map((s) => {
         const m = model(s)
-        return fresh(s, m) ? m : refresh(s, m).then(() => m)
+        return fresh(s, m) ? Promise.resolve(m) : refresh(s, m).then(() => m)
       }),
     )
-    const parts: { session: string; part: Record<string, any> }[] = []
+    const parts: { session: string; part: Snapshot }[] = []
     let firstError: unknown
     results.forEach((r, i) => {
       if (r.status === 'fulfilled' && r.value.part) parts.push({ session: sessions[i], part: r.value.part })
@@ -250,7 +254,7 @@ export function createLiveSnapshot(ctx: Ctx, opts: LiveSnapshotOptions = {}): Li
     const taken = parts.map((p) => p.session).join('\n')
     if (built && built.rev === rev && built.snapshot.sessions.join('\n') === taken) return built
     const at = rev
-    const merged: Record<string, any> = {}
+    const merged: Record<string, unknown> = {}
     for (const k of ARRAYS) merged[k] = []
     for (const { part } of parts) {
       for (const k in part) {
@@ -259,21 +263,21 @@ export function createLiveSnapshot(ctx: Ctx, opts: LiveSnapshotOptions = {}): Li
         if ((ARRAYS as readonly string[]).includes(k)) {
           const into = merged[k] as unknown[]
           // Agents get per-read fields; the rest is shared read-only with the model.
-          if (k === 'agents') for (const a of v) into.push(a && typeof a === 'object' ? { ...a } : a)
-          else for (const el of v) into.push(el)
+          if (k === 'agents') for (const a of v as unknown[]) into.push(a && typeof a === 'object' ? { ...a } : a)
+          else for (const el of v as unknown[]) into.push(el)
         } else if (!(k in merged)) merged[k] = v
       }
     }
     merged.sessions = parts.map((p) => p.session)
     const agents = (merged.agents as unknown[]).filter((a): a is RankedAgent => !!a && typeof a === 'object')
     const keys = agents.map(enrichKey)
-    const next = new Map<string, { agent: Record<string, any>; value: Enrichment }>()
+    const next = new Map<string, { agent: RankedAgent; value: Enrichment }>()
     await Promise.all(
       agents.map(async (a, i) => {
         let e = enriched.get(keys[i]) ?? next.get(keys[i])
         if (!e) {
           const agent = { ...a }
-          e = { agent, value: await enrichmentOf(ctx, agent as any, { home: ctx.home, env: ctx.env }) }
+          e = { agent, value: await enrichmentOf(ctx, agent, { home: ctx.home, env: ctx.env }) }
         }
         next.set(keys[i], e)
       }),
@@ -282,7 +286,8 @@ export function createLiveSnapshot(ctx: Ctx, opts: LiveSnapshotOptions = {}): Li
     for (let i = 0; i < agents.length; i++) applyEnrichment(agents[i], next.get(keys[i])!.value)
     merged.agents = rankAgents(agents)
     // A change that landed while enriching is answered by the next read.
-    const b: Built = { rev: at, snapshot: merged }
+    // Same shape as mergeSnapshots: the five arrays, then herdr's scalars, `sessions` last.
+    const b: Built = { rev: at, snapshot: merged as Snapshot }
     if (at === rev) built = b
     return b
   }

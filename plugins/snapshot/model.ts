@@ -183,9 +183,28 @@ const ARRAY_SET = new Set<string>(ARRAYS)
 
 type SnapshotCtx = Pick<PluginContext, 'herdr' | 'agentKinds'> & { home?: string; env?: NodeJS.ProcessEnv }
 
+/** One session's `session.snapshot` as herdr sent it: read field by field, never trusted whole. */
+export type SessionSnapshot = Record<string, unknown>
+
+/**
+ * A merged snapshot: herdr's five arrays joined over the sessions (elements as herdr sent them,
+ * each object labelled with its session), `sessions` naming the parts, herdr's scalars from the first.
+ */
+export interface Snapshot {
+  agents: unknown[]
+  panes: unknown[]
+  tabs: unknown[]
+  workspaces: unknown[]
+  layouts: unknown[]
+  sessions: string[]
+  [k: string]: unknown
+}
+
+export const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)
+
 /** `session.snapshot` of one session, as herdr returns it. */
-export function sessionSnapshot(ctx: Pick<PluginContext, 'herdr'>, session: string): Promise<Record<string, any>> {
-  return ctx.herdr.call<{ snapshot: Record<string, any> }>(session, 'session.snapshot', {}).then((r) => r?.snapshot ?? {})
+export function sessionSnapshot(ctx: Pick<PluginContext, 'herdr'>, session: string): Promise<SessionSnapshot> {
+  return ctx.herdr.call<{ snapshot?: unknown } | null>(session, 'session.snapshot', {}).then((r) => (isRecord(r?.snapshot) ? r.snapshot : {}))
 }
 
 /**
@@ -193,8 +212,9 @@ export function sessionSnapshot(ctx: Pick<PluginContext, 'herdr'>, session: stri
  * each element, scalars from the first session given (the default one comes first). The parts are
  * consumed: their objects are qualified and labelled in place.
  */
-export function mergeSnapshots(parts: { session: string; snapshot: Record<string, any> }[]): Record<string, any> {
-  const merged: Record<string, any> = {}
+export function mergeSnapshots(parts: { session: string; snapshot: SessionSnapshot }[]): Snapshot {
+  // Built as a plain record so `sessions` comes last in the JSON, after herdr's scalars.
+  const merged: Record<string, unknown> = {}
   for (const k of ARRAYS) merged[k] = []
   for (const { session, snapshot } of parts) {
     const snap = qualifyInPlace(session, snapshot ?? {})
@@ -203,8 +223,8 @@ export function mergeSnapshots(parts: { session: string; snapshot: Record<string
       if (ARRAY_SET.has(k)) {
         if (!Array.isArray(v)) continue
         const into = merged[k] as unknown[]
-        for (const el of v) {
-          if (el && typeof el === 'object' && !Array.isArray(el)) {
+        for (const el of v as unknown[]) {
+          if (isRecord(el)) {
             el.session = session
             strictTypes(el)
           }
@@ -214,18 +234,18 @@ export function mergeSnapshots(parts: { session: string; snapshot: Record<string
     }
   }
   merged.sessions = parts.map((p) => p.session)
-  return merged
+  return merged as Snapshot
 }
 
 /**
  * The merged snapshot of every session plus the agent fields the bridge adds, agents in client
  * order. A failing session is skipped; when all fail, the first error is thrown.
  */
-export async function buildSnapshot(ctx: SnapshotCtx, opts: { home?: string; branch?: BranchReader } = {}): Promise<Record<string, any>> {
+export async function buildSnapshot(ctx: SnapshotCtx, opts: { home?: string; branch?: BranchReader } = {}): Promise<Snapshot> {
   await ctx.herdr.ready?.()
   const sessions = ctx.herdr.sessions()
   const results = await Promise.allSettled(sessions.map((s) => sessionSnapshot(ctx, s)))
-  const parts: { session: string; snapshot: Record<string, any> }[] = []
+  const parts: { session: string; snapshot: SessionSnapshot }[] = []
   let firstError: unknown
   results.forEach((r, i) => {
     if (r.status === 'fulfilled') parts.push({ session: sessions[i], snapshot: r.value })
@@ -296,7 +316,7 @@ export function rankAgents(agents: RankedAgent[]): RankedAgent[] {
  * carrying `session` (in place), and returns them sorted. Each agent's files are read in
  * parallel; the branch reader shares one git lookup per directory.
  */
-export async function enrichAgents(ctx: Pick<PluginContext, 'agentKinds'>, raw: AgentInfo[], opts: EnrichOpts = {}): Promise<RankedAgent[]> {
+export async function enrichAgents(ctx: Pick<PluginContext, 'agentKinds'>, raw: unknown[], opts: EnrichOpts = {}): Promise<RankedAgent[]> {
   const agents = raw.filter((a): a is RankedAgent => !!a && typeof a === 'object')
   const found = await Promise.all(agents.map((a) => enrichmentOf(ctx, a, opts)))
   agents.forEach((a, i) => applyEnrichment(a, found[i]))
