@@ -28,7 +28,7 @@ describe('pairing', () => {
     expect(d.name).toBe('pixel')
     const info = await b.request('/info', { token: d.bearer })
     expect(info.status).toBe(200)
-    expect(await info.json()).toEqual({ server_id: b.bridge.ctx.config.server_id, server_name: b.bridge.ctx.config.server_name, version: 6 })
+    expect(await info.json()).toEqual({ server_id: b.bridge.ctx.config.server_id, server_name: b.bridge.ctx.config.server_name, version: 7 })
     expect(b.bridge.ctx.devices.get(d.id)?.push_token).toBe('tok-1')
   })
 

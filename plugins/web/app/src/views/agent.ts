@@ -18,6 +18,7 @@ import type { FeedClient } from '../feedclient.ts'
 import { ReadAloud, ReplyBox } from './composer.ts'
 import { LastAnswer, Options } from './options.ts'
 import { asksForSecret } from '../lib/compose.ts'
+import { useWatchOnly } from '../lib/device.ts'
 
 interface Props {
   api: Api
@@ -53,6 +54,8 @@ function useKindCaps(api: Api, kind: string | undefined): KindCaps | null | unde
 
 export function AgentView({ api, bridgeKey, pane, tab: asked, agent, plain, feed }: Props) {
   const caps = useKindCaps(api, agent?.agent)
+  // A viewer device watches: its write controls are not drawn (the bridge would refuse them).
+  const watchOnly = useWatchOnly(api)
   // A kind the bridge reads no transcript for has no transcript tab (unknown: keep it).
   const tabs = plain ? TABS.filter(([t]) => t === 'terminal') : TABS.filter(([t]) => t !== 'transcript' || (caps?.transcript !== false && caps !== null))
   const tab = plain ? 'terminal' : tabs.some(([t]) => t === asked) || EXTRA.includes(asked) ? asked : 'card'
@@ -66,22 +69,22 @@ export function AgentView({ api, bridgeKey, pane, tab: asked, agent, plain, feed
       <h1 class="agent-name">${agent ? agentTitle(agent) : pane}</h1>
       ${agent && badge(status ?? agent.agent_status)} ${!plain && html`<${MuteToggle} api=${api} pane=${pane} />`}
     </header>
-    ${feed && html`<${AgentActions} feed=${feed} pane=${pane} agent=${agent} plain=${plain} />`}
+    ${feed && html`<${AgentActions} feed=${feed} pane=${pane} agent=${agent} plain=${plain} watchOnly=${watchOnly} />`}
+    ${watchOnly && html`<p class="muted small watch-only">Watch-only device: it sees the agents but cannot answer, type or change anything.</p>`}
     <nav class="tabs" aria-label="Agent views">
       ${tabs.map(([t, label]) => html`<a href=${agentHref(bridgeKey, pane, t)} class=${t === tab ? 'tab active' : 'tab'} aria-current=${t === tab ? 'page' : undefined}>${label}</a>`)}
     </nav>
-    ${tab === 'card' && html`<${CardView} api=${api} pane=${pane} agent=${agent} bridgeKey=${bridgeKey} caps=${caps} onStatus=${setStatus} />`}
+    ${tab === 'card' && html`<${CardView} api=${api} pane=${pane} agent=${agent} bridgeKey=${bridgeKey} caps=${caps} onStatus=${setStatus} watchOnly=${watchOnly} />`}
     ${tab === 'terminal' && html`<${TerminalView} api=${api} pane=${pane} />`}
     ${
       tab === 'transcript' &&
-      html`<${TranscriptView} api=${api} pane=${pane} /><${ReplyBox}
-          api=${api}
-          pane=${pane}
-          seq=${agent?.agent_status === 'blocked' && typeof agent.state_change_seq === 'number' ? agent.state_change_seq : undefined}
-        />`
+      html`<${TranscriptView} api=${api} pane=${pane} />${
+          !watchOnly &&
+          html`<${ReplyBox} api=${api} pane=${pane} seq=${agent?.agent_status === 'blocked' && typeof agent.state_change_seq === 'number' ? agent.state_change_seq : undefined} />`
+        }`
     }
     ${tab === 'diff' && html`<${DiffView} api=${api} pane=${pane} />`} ${tab === 'activity' && html`<${ActivityTab} api=${api} pane=${pane} bridgeKey=${bridgeKey} />`}
-    ${tab === 'commands' && html`<${CommandPalette} api=${api} pane=${pane} />`}
+    ${tab === 'commands' && html`<${CommandPalette} api=${api} pane=${pane} watchOnly=${watchOnly} />`}
   </main>`
 }
 
@@ -101,6 +104,7 @@ function CardView({
   bridgeKey,
   caps,
   onStatus,
+  watchOnly,
 }: {
   api: Api
   pane: string
@@ -108,6 +112,7 @@ function CardView({
   bridgeKey: string
   caps?: KindCaps | null
   onStatus?: (s: string) => void
+  watchOnly?: boolean
 }) {
   const [card, setCard] = useState<any>(null)
   const [error, setError] = useState('')
@@ -176,7 +181,13 @@ function CardView({
           blocked &&
           html` <div class="blocked" role="group" aria-label="The agent is waiting for an answer">
             ${blocked.question && blocked.question !== card.headline && html`<p class="question">${blocked.question}</p>`}
-            <${Options} api=${api} pane=${pane} options=${blocked.options} question=${blocked.question} seq=${seq} onAnswered=${refresh} />
+            ${
+              watchOnly
+                ? html`<ul class="options-read">
+                    ${blocked.options.map((o: any) => html`<li>${o.label}</li>`)}
+                  </ul>`
+                : html`<${Options} api=${api} pane=${pane} options=${blocked.options} question=${blocked.question} seq=${seq} onAnswered=${refresh} />`
+            }
           </div>`
         }
         <${LastAnswer} pane=${pane} />
@@ -186,25 +197,29 @@ function CardView({
           hasModes &&
           html`<div class="mode row">
             <span>Permission mode: <strong class="mode-value">${card.permission_mode ?? 'default'}</strong></span>
-            <button class="small" onClick=${cycleMode}>Cycle mode</button>
+            ${!watchOnly && html`<button class="small" onClick=${cycleMode}>Cycle mode</button>`}
           </div>`
         }
       `
     }
-    <${Suggestions} api=${api} pane=${pane} status=${agent?.agent_status} bridgeKey=${bridgeKey} onPrompt=${setDraft} />
-    <${ReplyBox}
-      api=${api}
-      pane=${pane}
-      draft=${draft}
-      onSent=${refresh}
-      seq=${blocked ? seq : undefined}
-      onStale=${refresh}
-      secret=${!!card && asksForSecret(blocked?.question, card.detail, card.headline)}
-    />
+    <${Suggestions} api=${api} pane=${pane} status=${agent?.agent_status} bridgeKey=${bridgeKey} onPrompt=${watchOnly ? undefined : setDraft} />
+    ${
+      !watchOnly &&
+      html`<${ReplyBox}
+        api=${api}
+        pane=${pane}
+        draft=${draft}
+        onSent=${refresh}
+        seq=${blocked ? seq : undefined}
+        onStale=${refresh}
+        secret=${!!card && asksForSecret(blocked?.question, card.detail, card.headline)}
+      />`
+    }
   </section>`
 }
 
-function Suggestions({ api, pane, status, bridgeKey, onPrompt }: { api: Api; pane: string; status?: string; bridgeKey: string; onPrompt: (p: string) => void }) {
+/** Context chips; without onPrompt (a watch-only device) the ones that would prompt the agent are left out. */
+function Suggestions({ api, pane, status, bridgeKey, onPrompt }: { api: Api; pane: string; status?: string; bridgeKey: string; onPrompt?: (p: string) => void }) {
   const [list, setList] = useState<any[]>([])
   useEffect(() => {
     api.get(`/suggestions?pane=${encodeURIComponent(pane)}`).then(
@@ -214,12 +229,14 @@ function Suggestions({ api, pane, status, bridgeKey, onPrompt }: { api: Api; pan
   }, [api, pane, status])
   const act = (s: any) => {
     const p = s.params ?? {}
-    if ((s.performer === 'agent' || s.action === 'prompt_agent') && p.prompt) return onPrompt(String(p.prompt))
+    if ((s.performer === 'agent' || s.action === 'prompt_agent') && p.prompt) return onPrompt?.(String(p.prompt))
     if (s.action === 'open_url' && p.url) return window.open(String(p.url), '_blank', 'noopener')
     if (s.action === 'open_diff') return (location.hash = agentHref(bridgeKey, pane, 'diff'))
     if (s.action === 'show_note' && p.note) return toast(String(p.note))
   }
-  const usable = list.filter((s) => (s.action === 'open_url' && s.params?.url) || s.action === 'open_diff' || (s.action === 'show_note' && s.params?.note) || s.params?.prompt)
+  const usable = list.filter(
+    (s) => (s.action === 'open_url' && s.params?.url) || s.action === 'open_diff' || (s.action === 'show_note' && s.params?.note) || (onPrompt && s.params?.prompt),
+  )
   if (!usable.length) return null
   return html`<div class="chips" role="group" aria-label="Suggestions">
     ${usable.map((s) => html`<button class="chip" title=${s.detail || s.label} onClick=${() => act(s)}>${s.label}</button>`)}

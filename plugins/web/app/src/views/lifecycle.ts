@@ -8,14 +8,16 @@ import { MUTE_FOR, mute } from './alerts.ts'
 /**
  * An agent's lifecycle from its view: restart (a fresh conversation), stop (asks first; the pane
  * stays as a shell), close the pane; a plain shell offers "Start agent here". Mute for 1 h / 8 h.
+ * A watch-only (viewer) device gets only the links and Mute, which its role may use.
  */
-export function AgentActions({ feed, pane, agent, plain }: { feed: FeedClient; pane: string; agent?: Agent; plain?: boolean }) {
+export function AgentActions({ feed, pane, agent, plain, watchOnly }: { feed: FeedClient; pane: string; agent?: Agent; plain?: boolean; watchOnly?: boolean }) {
   const api = feed.api
   const key = api.bridge.key
   const refresh = (text: string) => (void feed.refetch(), text)
   return html`<div class="agent-actions row" role="group" aria-label="Agent actions">
     ${
       agent &&
+      !watchOnly &&
       html`<${ActionButton}
           label="Restart"
           small
@@ -42,18 +44,21 @@ export function AgentActions({ feed, pane, agent, plain }: { feed: FeedClient; p
       agent &&
       html`<a class="button small ghost" href=${agentHref(key, pane, 'activity')}>Activity</a> <a class="button small ghost" href=${agentHref(key, pane, 'commands')}>Commands</a>`
     }
-    ${plain && html`<a class="button small" href=${viewHref('start', key, { where: 'pane', pane })}>Start agent here</a>`}
-    <${ActionButton}
-      label="Close pane"
-      small
-      danger
-      confirm=${agent ? `Close this pane and the ${agent.agent} agent in it?` : 'Close this shell pane?'}
-      run=${async () => {
-        await api.post('/pane/close', { pane_id: pane })
-        location.hash = '#/'
-        return refresh(`Closed pane ${pane}`)
-      }}
-    />
+    ${plain && !watchOnly && html`<a class="button small" href=${viewHref('start', key, { where: 'pane', pane })}>Start agent here</a>`}
+    ${
+      !watchOnly &&
+      html`<${ActionButton}
+        label="Close pane"
+        small
+        danger
+        confirm=${agent ? `Close this pane and the ${agent.agent} agent in it?` : 'Close this shell pane?'}
+        run=${async () => {
+          await api.post('/pane/close', { pane_id: pane })
+          location.hash = '#/'
+          return refresh(`Closed pane ${pane}`)
+        }}
+      />`
+    }
     ${
       agent &&
       html`<details class="mute-menu">

@@ -2,6 +2,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { html } from '../ui.ts'
 import { ApiError, type Api } from '../lib/api.ts'
 import { wordsFor } from '../lib/compose.ts'
+import { OPTIONS_API, useBridgeVersion } from '../lib/device.ts'
 import './phone.css'
 
 export interface Option {
@@ -69,6 +70,10 @@ export function Options({
 }) {
   const [busy, setBusy] = useState(false)
   const [settling, setSettling] = useState(true)
+  // A bridge older than API 7 ignores `option` and would choose the default: only that one is offered.
+  const version = useBridgeVersion(api)
+  const old = version !== undefined && version < OPTIONS_API
+  const held = (o: Option) => old && !o.selected
   const [confirming, setConfirming] = useState<string | null>(null)
   const setOutcome = (o: Outcome) => setOutcomeOf(pane, o)
   const confirmTimer = useRef<ReturnType<typeof setTimeout>>()
@@ -94,7 +99,7 @@ export function Options({
 
   const id = (o: Option) => `${o.index}/${o.key ?? ''}`
   async function choose(o: Option) {
-    if (settling || busy || seq === undefined) return
+    if (settling || busy || seq === undefined || held(o)) return
     if (o.risky && confirming !== id(o)) {
       setConfirming(id(o))
       clearTimeout(confirmTimer.current)
@@ -125,7 +130,7 @@ export function Options({
       const asking = confirming === id(o)
       return html`<button
         class=${`${o.selected ? 'option primary' : 'option'}${o.risky ? ' risky' : ''}${asking ? ' confirming' : ''}`}
-        disabled=${busy || settling || seq === undefined}
+        disabled=${busy || settling || seq === undefined || held(o)}
         title=${seq === undefined ? 'Waiting for the bridge to report this question' : o.risky ? 'Asks once more before choosing' : undefined}
         onClick=${() => choose(o)}
         data-default=${o.selected ? 'true' : undefined}
@@ -134,5 +139,6 @@ export function Options({
         ${o.index > 0 && html`<span class="num" aria-hidden="true">${o.index}</span>`}<span>${asking ? `Tap again to choose “${o.label}”` : o.label}</span>${o.key && !o.index ? html` <kbd>${o.key}</kbd>` : ''}
       </button>`
     })}
+    ${old && options.some(held) && html`<p class="muted small old-bridge">Update this bridge to answer other options: it would choose the default.</p>`}
   </div>`
 }

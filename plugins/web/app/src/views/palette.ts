@@ -8,7 +8,7 @@ import { ActionButton } from './action.ts'
  * The agent kind's slash commands (GET /commands?pane=), searchable; running one types it into
  * the agent with its arguments (POST /send).
  */
-export function CommandPalette({ api, pane }: { api: Api; pane: string }) {
+export function CommandPalette({ api, pane, watchOnly }: { api: Api; pane: string; watchOnly?: boolean }) {
   const [commands, setCommands] = useState<Command[] | null>(null)
   const [kind, setKind] = useState('')
   const [error, setError] = useState('')
@@ -40,18 +40,22 @@ export function CommandPalette({ api, pane }: { api: Api; pane: string }) {
           <div class="row">
             <strong>/${name}</strong> ${c.argument_hint && html`<span class="muted small">${c.argument_hint}</span>`}
             <span class="grow"></span>
-            <${ActionButton}
-              label="Run"
-              small
-              run=${async () => {
-                await api.post('/send', { pane, text: text + '\r' })
-                return `Sent ${text}`
-              }}
-            />
+            ${
+              !watchOnly &&
+              html`<${ActionButton}
+                label="Run"
+                small
+                run=${async () => {
+                  await api.post('/send', { pane, text: text + '\r' })
+                  return `Sent ${text}`
+                }}
+              />`
+            }
           </div>
           ${c.description && html`<p class="muted small">${c.description}</p>`}
           ${
             c.argument_hint &&
+            !watchOnly &&
             html`<input
               class="cmd-args"
               aria-label=${`Arguments for /${name}`}
