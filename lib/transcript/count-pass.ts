@@ -31,29 +31,72 @@ export function countOf(text: string | null, counter: LineCounter): number {
   }
 }
 
-export async function countRange(fh: FileHandle, from: number, to: number, maxLine: number, counter: LineCounter): Promise<CountedRange> {
-  let offs = new Float64Array(1024)
-  let lens = new Uint32Array(1024)
-  let cum = new Uint32Array(1024)
-  let n = 0
-  let count = 0
-  const indexed = await scanLines(fh, from, to, maxLine, (text, start, len) => {
-    const k = countOf(text, counter)
-    if (k <= 0) return
-    if (n === offs.length) {
-      offs = grow(offs)
-      lens = grow(lens)
-      cum = grow(cum)
-    }
-    offs[n] = start
-    lens[n] = Math.min(len, 0xffffffff)
-    cum[n] = count
-    n++
-    count += k
-  })
-  return { indexed, n, count, offs, lens, cum }
+/** Lines a block holds: 512 KiB of offsets, each block allocated once and never grown. */
+const BLOCK = 1 << 16
+
+/** A count as blocks of BLOCK lines (the last one trimmed), the form a worker hands over. */
+export interface CountedBlocks {
+  indexed: number
+  n: number
+  count: number
+  offs: Float64Array[]
+  lens: Uint32Array[]
+  cum: Uint32Array[]
 }
 
+/**
+ * Counts in fixed blocks rather than arrays grown by doubling: each growth frees a buffer, and
+ * glibc then raises its mmap threshold, so the next ones land in a heap it keeps after the pass
+ * (tens of MiB after a gigabyte). Blocks are mapped once and handed on whole.
+ */
+export async function countBlocks(fh: FileHandle, from: number, to: number, maxLine: number, counter: LineCounter): Promise<CountedBlocks> {
+  const out: CountedBlocks = { indexed: from, n: 0, count: 0, offs: [], lens: [], cum: [] }
+  let at = BLOCK
+  out.indexed = await scanLines(fh, from, to, maxLine, (text, start, len) => {
+    const k = countOf(text, counter)
+    if (k <= 0) return
+    if (at === BLOCK) {
+      out.offs.push(new Float64Array(BLOCK))
+      out.lens.push(new Uint32Array(BLOCK))
+      out.cum.push(new Uint32Array(BLOCK))
+      at = 0
+    }
+    const b = out.offs.length - 1
+    out.offs[b][at] = start
+    out.lens[b][at] = Math.min(len, 0xffffffff)
+    out.cum[b][at] = out.count
+    at++
+    out.n++
+    out.count += k
+  })
+  const last = out.offs.length - 1
+  if (last >= 0 && at < BLOCK) {
+    out.offs[last] = out.offs[last].slice(0, at)
+    out.lens[last] = out.lens[last].slice(0, at)
+    out.cum[last] = out.cum[last].slice(0, at)
+  }
+  return out
+}
+
+/** The blocks as one array each, exactly n long. */
+export function flatten(b: CountedBlocks): CountedRange {
+  const join = <T extends Float64Array | Uint32Array>(parts: T[], make: new (n: number) => T): T => {
+    const a = new make(b.n)
+    let at = 0
+    for (const p of parts) {
+      a.set(p, at)
+      at += p.length
+    }
+    return a
+  }
+  return { indexed: b.indexed, n: b.n, count: b.count, offs: join(b.offs, Float64Array), lens: join(b.lens, Uint32Array), cum: join(b.cum, Uint32Array) }
+}
+
+export async function countRange(fh: FileHandle, from: number, to: number, maxLine: number, counter: LineCounter): Promise<CountedRange> {
+  return flatten(await countBlocks(fh, from, to, maxLine, counter))
+}
+
+/** `a` copied into a new array of at least `min` (and at least twice its) elements. */
 export function grow<T extends Float64Array | Uint32Array>(a: T, min = a.length * 2): T {
   const b = new (a.constructor as new (n: number) => T)(Math.max(min, a.length * 2))
   b.set(a)

@@ -151,6 +151,17 @@ export class TranscriptFile {
   }
 
   private append(r: CountedRange): void {
+    if (this.n === 0) {
+      // A first count is adopted as it is (a worker's arrays come trimmed): no second copy of
+      // 16 bytes a line while the first waits for the GC.
+      this.offs = r.offs
+      this.lens = r.lens
+      this.cum = r.cum
+      this.n = r.n
+      this.count = r.count
+      this.indexed = r.indexed
+      return
+    }
     const need = this.n + r.n
     if (need > this.offs.length) {
       this.offs = grow(this.offs, need)
