@@ -44,6 +44,9 @@ describe('WS /events frames per status change', () => {
     const { pane } = await newPane(st.sim)
     await setStatus(st.sim, pane, 'idle')
     await until(() => seen.find((e) => e.type === 'pane_agent_status_changed' && e.payload.pane_id === pane), 'the idle status on the bus')
+    // herdr's detection event for the new agent is passed through on its own path and may reach
+    // the bus after the status: the count below starts once both are in.
+    await until(() => seen.find((e) => e.type === 'pane_agent_detected' && e.payload.pane_id === pane), 'the detection on the bus')
     const c = openEvents(`${st.bridge.wsUrl}/events?token=${st.bridge.adminToken}`)
     await c.next((f) => f.type === 'snapshot')
     const deltas = () => c.frames.slice(1).filter((f) => f.type !== 'heartbeat')

@@ -264,6 +264,10 @@ describe('web client', () => {
     // The key bar: Ctrl+C abandons a half-typed line.
     await page.keyboard.type('echo never-run')
     await page.getByRole('button', { name: 'Control C' }).click()
+    // The shell shows ^C and a fresh prompt before the next line is typed: keys typed while it is
+    // still handling the interrupt may be discarded with the abandoned line.
+    await screenHas(shellPane, 'never-run^C')
+    await page.locator('.xterm-helper-textarea').focus()
     await page.keyboard.type('echo after-$((1+1))')
     await page.keyboard.press('Enter')
     await screenHas(shellPane, 'after-2')
