@@ -14,6 +14,8 @@ export {
   type PluginEntry,
   type PluginContext,
   type RouteDef,
+  type AnyRouteDef,
+  type AnyWsRouteDef,
   type WsRouteDef,
 } from './core/plugin.ts'
 export { defineNotifierPlugin, type Notifier, type NotifierPluginDef } from './core/notify/notifier.ts'

@@ -9,7 +9,10 @@ let acked = 0
 for (const pane of panes)
   herdrSubscribe(socket, [{ type: 'pane.agent_status_changed', pane_id: pane }], {
     onAck: () => ++acked === panes.length && process.stdout.write('ready\n'),
-    onEvent: (_name, data) => got.push(`${data?.pane_id}|${data?.agent_status} ${performance.timeOrigin + performance.now()}`),
+    onEvent: (_name, data) => {
+      const d = data as { pane_id?: string; agent_status?: string } | undefined
+      got.push(`${d?.pane_id}|${d?.agent_status} ${performance.timeOrigin + performance.now()}`)
+    },
     onClose: () => {},
   })
 process.stdin.setEncoding('utf8')

@@ -1,6 +1,6 @@
 import { ConfigMissing, DEFAULT_ADDR, loadConfig, resolveDataDir, splitAddr, type BridgeConfig } from '../core/config.ts'
 import type { TLSSocket } from 'node:tls'
-import { Agent, buildConnector, fetch as undiciFetch, type Dispatcher } from 'undici'
+import { Agent, buildConnector, fetch as undiciFetch, type Dispatcher, type RequestInit as UndiciRequestInit } from 'undici'
 import { CliError, UsageError, bridgeCommand } from './errors.ts'
 import { readRunFile, runFileOfDir, type RunFile } from './runfile.ts'
 
@@ -94,7 +94,7 @@ function pinnedAgent(fingerprint: string): Dispatcher {
 /** fetch through the target's pinned TLS agent when it has one. */
 export function targetFetch(target: Pick<Target, 'dispatcher'>, url: string, init: RequestInit = {}): Promise<Response> {
   if (!target.dispatcher) return fetch(url, init)
-  return undiciFetch(url, { ...(init as any), dispatcher: target.dispatcher }) as unknown as Promise<Response>
+  return undiciFetch(url, { ...(init as UndiciRequestInit), dispatcher: target.dispatcher }) as unknown as Promise<Response>
 }
 
 /** A config that does not exist is null; a broken one is a one-line error naming the file. */
@@ -181,7 +181,7 @@ export function adminClient(opts: TargetOptions) {
     get dataDir() {
       return auth?.dir ?? target.dataDir
     },
-    async call<T = any>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    async call<T = unknown>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
       if (!auth) {
         const found = fromRunFile()
         if (found.auth) auth = found.auth
@@ -208,12 +208,13 @@ export function adminClient(opts: TargetOptions) {
         }
       }
       const text = await res.text()
-      let parsed: any = text
+      let parsed: unknown = text
       try {
         parsed = JSON.parse(text)
       } catch {}
-      if (res.status === 404 && !parsed?.error) throw new CliError(`the server at ${base} has no ${path}; is it a herdr-bridge (and one this recent)?`)
-      if (!res.ok) throw new CliError(`${parsed?.error ?? (text.trim() || `${method} ${path} answered ${res.status}`)}`)
+      const error = typeof parsed === 'object' && parsed !== null && 'error' in parsed ? (parsed as { error: unknown }).error : undefined
+      if (res.status === 404 && !error) throw new CliError(`the server at ${base} has no ${path}; is it a herdr-bridge (and one this recent)?`)
+      if (!res.ok) throw new CliError(`${(error as string | undefined) ?? (text.trim() || `${method} ${path} answered ${res.status}`)}`)
       return parsed as T
     },
   }

@@ -76,8 +76,8 @@ export function rememberPairUrl(dataDir: string, url: string, warn: (l: string) 
   if (!existsSync(path)) return warn(`warning: ${path} does not exist, so ${url} is not kept; allow its host with transport.allowed_hosts on the bridge`)
   try {
     updateStoredConfig(path, (file) => {
-      const t = (file.transport ??= {})
-      const list: string[] = Array.isArray(t.pair_urls) ? t.pair_urls.filter((u: unknown) => typeof u === 'string') : []
+      const t = (file.transport ??= {}) as Record<string, unknown>
+      const list: string[] = Array.isArray(t.pair_urls) ? t.pair_urls.filter((u: unknown): u is string => typeof u === 'string') : []
       if (list.includes(url)) return
       // The newest last; a long-lived bridge paired through many tunnels keeps the latest few.
       t.pair_urls = [...list, url].slice(-MAX_PAIR_URLS)

@@ -37,7 +37,7 @@ export async function pushLogin(opts: PushCliOptions & { project?: string }): Pr
   if (!project) throw new CliError(`push login needs the Firebase project id: ${bridgeCommand('push login --project <project-id>')}`)
   if (!/^[a-z][a-z0-9-]{4,61}[a-z0-9]$/.test(project)) throw new CliError(`"${project}" is not a Firebase/Google Cloud project id (lowercase letters, digits and hyphens)`)
   updateStoredConfig(config.config_path, (f) => {
-    f.push = { ...(f.push ?? {}), project_id: project }
+    f.push = { ...((f.push as object | undefined) ?? {}), project_id: project }
   })
   out(`Saved push.project_id = ${project} in ${config.config_path}`)
 

@@ -7,7 +7,7 @@ import { stripAnsi } from '../lib/text.ts'
  * prints usage plus a stack for every failure, while a CLI error here is exactly one line on
  * stderr and a non-zero exit (BRIDGE_DEBUG=1 adds the stack).
  */
-export async function runCli(main: CommandDef<any>, rawArgs: string[], version: string): Promise<void> {
+export async function runCli(main: CommandDef<ArgsDef>, rawArgs: string[], version: string): Promise<void> {
   try {
     if (rawArgs.length === 1 && (rawArgs[0] === '--version' || rawArgs[0] === '-v')) return void console.log(version)
     const chain = await resolveChain(main, rawArgs)
@@ -35,7 +35,7 @@ export async function runCli(main: CommandDef<any>, rawArgs: string[], version: 
 }
 
 /** Usage text; colour only for a terminal, so a pipe or a file gets plain text. */
-async function printUsage(cmd: CommandDef<any>, parent?: CommandDef<any>): Promise<void> {
+async function printUsage(cmd: CommandDef<ArgsDef>, parent?: CommandDef<ArgsDef>): Promise<void> {
   const text = await renderUsage(cmd, parent)
   console.log((process.stdout.isTTY && !process.env.NO_COLOR ? text : stripAnsi(text)) + '\n')
 }
@@ -51,15 +51,15 @@ export function fail(err: unknown): never {
 }
 
 interface Chain {
-  cmd: CommandDef<any>
-  parent?: CommandDef<any>
+  cmd: CommandDef<ArgsDef>
+  parent?: CommandDef<ArgsDef>
   rest: string[]
   path: string[]
 }
 
-async function resolveChain(main: CommandDef<any>, rawArgs: string[]): Promise<Chain> {
+async function resolveChain(main: CommandDef<ArgsDef>, rawArgs: string[]): Promise<Chain> {
   let cmd = main
-  let parent: CommandDef<any> | undefined
+  let parent: CommandDef<ArgsDef> | undefined
   let rest = rawArgs
   const path = ['bridge']
   for (;;) {
@@ -74,7 +74,7 @@ async function resolveChain(main: CommandDef<any>, rawArgs: string[]): Promise<C
 }
 
 /** citty ignores unknown flags; a mistyped `--adr` silently doing nothing is worse than an error. */
-async function checkFlags(cmd: CommandDef<any>, rest: string[], path: string[], help: string): Promise<void> {
+async function checkFlags(cmd: CommandDef<ArgsDef>, rest: string[], path: string[], help: string): Promise<void> {
   const args = ((await resolve(cmd.args)) ?? {}) as ArgsDef
   const known = new Set<string>()
   for (const [name, def] of Object.entries(args)) {

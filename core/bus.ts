@@ -1,5 +1,8 @@
 /** The in-process event bus: one seq for the process, a bounded queue per subscriber. */
 
+// Payloads are whatever the publisher passed (herdr's event data, the bridge's own records); the
+// subscribers read the fields of the event types they filter on, so the default stays open.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- untyped payload by default: no per-type payload map yet
 export interface BusEvent<P = any> {
   source: 'multiplexer' | 'bridge'
   type: string

@@ -141,10 +141,10 @@ export function loadConfig(opts: { dir?: string; env?: NodeJS.ProcessEnv; create
   const env = opts.env ?? process.env
   const dataDir = resolveDataDir(opts.dir, env)
   const configPath = join(dataDir, 'config.json')
-  const onDisk = readJsonFile<Record<string, any>>(configPath, 'config file')
+  const onDisk = readJsonFile<Record<string, unknown>>(configPath, 'config file')
   if (!onDisk && opts.create === false) throw new ConfigMissing(`no config at ${configPath}: run \`bridge serve\` once to create it`)
   const checked = checkConfigFile(onDisk, configPath)
-  const file: Record<string, any> = onDisk ?? {}
+  const file: Record<string, unknown> = onDisk ?? {}
   let dirty = !onDisk
   if (typeof file.admin_token !== 'string' || !/^[0-9a-f]{16,}$/i.test(file.admin_token)) {
     file.admin_token = randomBytes(24).toString('hex')
@@ -191,8 +191,8 @@ export function loadConfig(opts: { dir?: string; env?: NodeJS.ProcessEnv; create
   const config: BridgeConfig = {
     data_dir: dataDir,
     config_path: configPath,
-    admin_token: file.admin_token,
-    server_id: file.server_id,
+    admin_token: file.admin_token as string,
+    server_id: file.server_id as string,
     server_name: checked.server_name || d.server_name || hostname() || 'herdr-bridge',
     transport,
     push,
@@ -229,8 +229,8 @@ export function applyEnv(c: BridgeConfig, env: NodeJS.ProcessEnv): BridgeConfig 
 }
 
 /** Saves keys back to config.json (used by `push login`); never writes env overrides. */
-export function updateStoredConfig(configPath: string, patch: (file: Record<string, any>) => void): void {
-  const file = readJsonFile<Record<string, any>>(configPath, 'config file') ?? {}
+export function updateStoredConfig(configPath: string, patch: (file: Record<string, unknown>) => void): void {
+  const file = readJsonFile<Record<string, unknown>>(configPath, 'config file') ?? {}
   patch(file)
   writeFileAtomic(configPath, JSON.stringify(file, null, 2) + '\n')
 }

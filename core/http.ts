@@ -23,7 +23,7 @@ declare module 'h3' {
     /** The caller, once the route's auth middleware accepted its credential. */
     auth?: AuthInfo
     /** The query and body once both passed validation, for the route's audit hook. */
-    input?: { query: Record<string, any>; body: unknown }
+    input?: { query: unknown; body: unknown }
   }
 }
 
@@ -141,7 +141,7 @@ function answer(route: MountedRoute, { audit, log }: HttpDeps): Middleware {
     if (method !== 'GET' && route.audit !== false) {
       let fields
       try {
-        fields = event.context.input && route.audit?.(event.context.input as { query: any; body: any })
+        fields = event.context.input && route.audit?.(event.context.input)
       } catch {
         fields = undefined
       }

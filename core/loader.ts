@@ -39,7 +39,7 @@ export function loadPlugins(entries: PluginEntry[]): LoadedPlugins {
 
 /** A plugin once set up: its manifest, its context and the state its `setup` returned. */
 export interface RunningPlugin<S = unknown> {
-  def: PluginDef<any, S>
+  def: PluginDef<never, S>
   ctx: PluginContext
   state: S
 }

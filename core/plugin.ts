@@ -27,7 +27,7 @@ export interface AuthInfo {
 }
 
 /** What a handler receives: the parsed query and body, the caller, and its plugin's state. */
-export interface RouteInput<Q = any, B = any, S = unknown> {
+export interface RouteInput<Q = unknown, B = unknown, S = unknown> {
   event: H3Event
   query: Q
   body: B
@@ -37,7 +37,7 @@ export interface RouteInput<Q = any, B = any, S = unknown> {
   state: S
 }
 
-export interface RouteDef<Q = any, B = any, S = unknown> {
+export interface RouteDef<Q = unknown, B = unknown, S = unknown> {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE'
   path: string
   auth: AuthLevel
@@ -51,8 +51,8 @@ export interface RouteDef<Q = any, B = any, S = unknown> {
   role?: Role
   /** Body style of error responses for this route; plain text by default. */
   errors?: ErrorStyle
-  query?: GenericSchema<any, Q>
-  body?: GenericSchema<any, B>
+  query?: GenericSchema<unknown, Q>
+  body?: GenericSchema<unknown, B>
   /** `raw` leaves the body unread for handlers that stream it (attachments). */
   bodyType?: 'json' | 'raw'
   /** Fixed message for a request that fails validation, when clients rely on one (`want ?pane=<pane_id>`). */
@@ -70,7 +70,8 @@ export interface RouteDef<Q = any, B = any, S = unknown> {
    * the herdr method it forwards or the length of the text it types.
    */
   audit?: false | ((input: { query: Q; body: B }) => AuditFields | undefined)
-  handler: (input: RouteInput<Q, B, S>) => unknown | Promise<unknown>
+  /** Returns (or resolves to) the answer: a Response, or a value sent as JSON. */
+  handler: (input: RouteInput<Q, B, S>) => unknown
 }
 
 /** What a route's audit hook adds to its audit line (lengths only, never the text). */
@@ -80,7 +81,7 @@ export interface AuditFields {
   text_length?: number
 }
 
-export interface WsContext<S = unknown, A = any> {
+export interface WsContext<S = unknown, A = unknown> {
   auth: AuthInfo
   url: URL
   ctx: PluginContext
@@ -92,7 +93,7 @@ export interface WsContext<S = unknown, A = any> {
   revoked?: boolean
 }
 
-export interface WsRouteDef<S = unknown, A = any, Q = any> {
+export interface WsRouteDef<S = unknown, A = unknown, Q = unknown> {
   path: string
   auth: AuthLevel
   queryToken?: boolean
@@ -105,7 +106,7 @@ export interface WsRouteDef<S = unknown, A = any, Q = any> {
   deflate?: boolean
   describe?: string
   /** Query parameters, checked after auth; a failure refuses the upgrade with 400. Listed in the API document. */
-  query?: GenericSchema<any, Q>
+  query?: GenericSchema<unknown, Q>
   /** Frame shapes, for the API document. */
   doc?: { serverFrames?: Record<string, string>; clientFrames?: Record<string, string> }
   /**
@@ -133,14 +134,14 @@ export interface BusSubscription<S = unknown> {
   handler: (event: BusEvent, input: { ctx: PluginContext; state: S }) => void | Promise<void>
 }
 
-export interface PluginDef<O = any, S = unknown> {
+export interface PluginDef<O = unknown, S = unknown> {
   name: string
   /** Start-up work; what it returns is the plugin's state, handed to its routes, sockets and subscriptions. */
   setup?: (ctx: PluginContext, options: O) => S | Promise<S>
   /** Shutdown work, given the state `setup` returned. */
   dispose?: (state: S, ctx: PluginContext) => void | Promise<void>
-  routes?: RouteDef<any, any, S>[]
-  websockets?: WsRouteDef<S>[]
+  routes?: AnyRouteDef<S>[]
+  websockets?: AnyWsRouteDef<S>[]
   subscribe?: BusSubscription<S>[]
   agentKinds?: AgentKind[]
   /**
@@ -152,13 +153,25 @@ export interface PluginDef<O = any, S = unknown> {
   uses?: ServiceName[]
 }
 
+/*
+ * The registry's variance holes. A route's query and body types (a socket's accepted value too)
+ * sit in its handler's parameter, and a plugin's options and state in `setup`/`dispose`: a list
+ * of routes or plugins of different shapes has no common type short of `any` there. Each route is
+ * typed where it is written (`defineBridgeRoute`), and the core only hands it what its own schemas
+ * produced.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above: heterogeneous route list
+export type AnyRouteDef<S = unknown> = RouteDef<any, any, S>
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above: heterogeneous socket list
+export type AnyWsRouteDef<S = unknown> = WsRouteDef<S, any, any>
 /** Any plugin, whatever its options and state. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above: heterogeneous plugin list
 export type AnyPlugin = PluginDef<any, any>
 
-export interface MountedRoute extends RouteDef<any, any, any> {
+export interface MountedRoute extends AnyRouteDef<unknown> {
   plugin: string
 }
-export interface MountedWs extends WsRouteDef<any> {
+export interface MountedWs extends AnyWsRouteDef<unknown> {
   plugin: string
 }
 
@@ -209,26 +222,26 @@ export interface PluginContext {
  * A plugin. Its state type comes from `setup`; routes that use it are written with
  * `defineBridgeRoute.with<State>()` so the handler sees it typed.
  */
-export function defineBridgePlugin<O = any, S = unknown>(def: PluginDef<O, S>): PluginDef<O, S> {
+export function defineBridgePlugin<O = unknown, S = unknown>(def: PluginDef<O, S>): PluginDef<O, S> {
   return def
 }
 
-export function defineBridgeRoute<Q = any, B = any>(def: RouteDef<Q, B, unknown>): RouteDef<Q, B, unknown> {
+export function defineBridgeRoute<Q = unknown, B = unknown>(def: RouteDef<Q, B, unknown>): RouteDef<Q, B, unknown> {
   return def
 }
 /** `defineBridgeRoute` for routes that read their plugin's state of type S. */
 defineBridgeRoute.with =
   <S>() =>
-  <Q = any, B = any>(def: RouteDef<Q, B, S>): RouteDef<Q, B, S> =>
+  <Q = unknown, B = unknown>(def: RouteDef<Q, B, S>): RouteDef<Q, B, S> =>
     def
 
-export function defineBridgeWebSocket<A = any, Q = any>(def: WsRouteDef<unknown, A, Q>): WsRouteDef<unknown, A, Q> {
+export function defineBridgeWebSocket<A = unknown, Q = unknown>(def: WsRouteDef<unknown, A, Q>): WsRouteDef<unknown, A, Q> {
   return def
 }
 /** `defineBridgeWebSocket` for sockets that read their plugin's state of type S. */
 defineBridgeWebSocket.with =
   <S>() =>
-  <A = any, Q = any>(def: WsRouteDef<S, A, Q>): WsRouteDef<S, A, Q> =>
+  <A = unknown, Q = unknown>(def: WsRouteDef<S, A, Q>): WsRouteDef<S, A, Q> =>
     def
 
 /** A plugin listed in bridge.config.ts, optionally with options: `[plugin, { … }]`. */

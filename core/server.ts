@@ -3,7 +3,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import { X509Certificate, createPrivateKey } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import type { AddressInfo, Socket } from 'node:net'
-import { toNodeHandler } from 'h3'
+import { toNodeHandler, type H3 } from 'h3'
 // consola's basic build: its default (fancy) one costs start-up CPU and an Intl.Segmenter (cli/serve.ts).
 import { consola, type ConsolaInstance } from 'consola/basic'
 import type { BridgeConfig } from './config.ts'
@@ -47,7 +47,7 @@ export interface Bridge {
   /** herdr event ingestion, when it runs. */
   ingest: Ingest | null
   /** The state a running plugin's `setup` returned. */
-  state<S>(plugin: PluginDef<any, S>): S | undefined
+  state<S>(plugin: PluginDef<never, S>): S | undefined
   fetch: (request: Request) => Promise<Response>
   listen(addr?: string): Promise<{ url: string; host: string; port: number }>
   /**
@@ -92,15 +92,15 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
   return {
     ctx,
     ingest,
-    state: <S>(p: PluginDef<any, S>) => running.get(p.name)?.state as S | undefined,
+    state: <S>(p: PluginDef<never, S>) => running.get(p.name)?.state as S | undefined,
     fetch,
     routes: loaded,
     async listen(addr = config.transport.addr) {
       const timeouts = { headersTimeout: limits.headers_timeout_ms, requestTimeout: limits.request_timeout_ms }
       // HTTPS of its own (e.g. a `tailscale cert` pair): the web app needs a secure context for Web Push.
       server = tls
-        ? createHttpsServer({ ...timeouts, key: tls.key, cert: tls.cert, handshakeTimeout: limits.headers_timeout_ms }, toNodeHandler({ fetch } as any) as any)
-        : createServer(timeouts, toNodeHandler({ fetch } as any) as any)
+        ? createHttpsServer({ ...timeouts, key: tls.key, cert: tls.cert, handshakeTimeout: limits.headers_timeout_ms }, toNodeHandler({ fetch } as unknown as H3))
+        : createServer(timeouts, toNodeHandler({ fetch } as unknown as H3))
       guard = guardServer(server as Server, limits, log)
       const g = guard
       server.on('upgrade', (req, socket, head) => {

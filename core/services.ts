@@ -37,7 +37,7 @@ export interface SnapshotBody {
 
 export interface LiveSnapshot {
   /** The merged, enriched snapshot (same shape as `buildSnapshot`); shared, read-only. */
-  get(): Promise<Record<string, any>>
+  get(): Promise<Record<string, unknown>>
   /** The `/snapshot` answer of the current revision. */
   body(): Promise<SnapshotBody>
   stop(): void

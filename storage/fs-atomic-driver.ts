@@ -18,8 +18,8 @@ export const fsAtomicDriver = defineDriver((opts: { base: string }) => {
   const readText = (key: string) => {
     try {
       return readFileSync(pathOf(key), 'utf8')
-    } catch (err: any) {
-      if (err?.code === 'ENOENT') return null
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null
       throw err
     }
   }

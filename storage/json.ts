@@ -11,8 +11,8 @@ export async function readJson<T>(storage: Storage, key: string, what: string): 
   const text = typeof raw === 'string' ? raw : Buffer.from(raw as Uint8Array).toString('utf8')
   try {
     return JSON.parse(text) as T
-  } catch (err: any) {
-    throw new CorruptFileError(`${what} (${key} in the data dir) is not valid JSON: ${err.message}; fix or move it away, it was left untouched`)
+  } catch (err) {
+    throw new CorruptFileError(`${what} (${key} in the data dir) is not valid JSON: ${(err as Error).message}; fix or move it away, it was left untouched`)
   }
 }
 

@@ -19,7 +19,7 @@ export interface Herdr {
   sessions(): string[]
   socketPath(session: string): string
   /** One request to one session; throws HerdrError. */
-  call<T = any>(session: string, method: string, params?: object, opts?: { timeoutMs?: number }): Promise<T>
+  call<T = unknown>(session: string, method: string, params?: object, opts?: { timeoutMs?: number }): Promise<T>
   /** Splits a client id; an unknown session is a HerdrError with code `session_not_found`. */
   resolve(qualified: string): Promise<PaneRef>
   subscribe(session: string, subscriptions: object[], handlers: Parameters<typeof herdrSubscribe>[2]): Subscription

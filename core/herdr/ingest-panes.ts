@@ -95,7 +95,7 @@ export function createSessionPanes(link: SessionLink, retryMs: number, maxWatche
     ensureWatcher: p.watchers.ensure,
     stopWatchers: p.watchers.stopAll,
     /** What a lifecycle event says about panes; inside the replay window it may be history. */
-    track: (name: string, data: any, replaying: boolean) => trackEvent(p, name, data, replaying),
+    track: (name: string, data: unknown, replaying: boolean) => trackEvent(p, name, data as PaneEvent | null | undefined, replaying),
   }
 }
 
@@ -148,12 +148,13 @@ function createPaneWatchers(
   let poller: NodeJS.Timeout | undefined
   let warned = false
   const poll = () => {
-    poller = setTimeout(async () => {
+    const round = async () => {
       // Sequential: the point is to hold one descriptor for them all, not one each.
       for (const pane of [...unwatched]) if (unwatched.has(pane) && !link.stopped) await on.verify(pane).catch(() => {})
       if (unwatched.size && !link.stopped) poll()
       else poller = undefined
-    }, UNWATCHED_POLL_MS)
+    }
+    poller = setTimeout(() => void round(), UNWATCHED_POLL_MS)
     poller.unref()
   }
   const stop = (pane: string) => {
@@ -182,7 +183,7 @@ function createPaneWatchers(
       // A transition between the seed and this ack would otherwise go unseen.
       onAck: () => on.check(pane),
       onEvent: (name, data) => {
-        if (name === 'pane.agent_status_changed') on.hint(pane, data?.agent_status)
+        if (name === 'pane.agent_status_changed') on.hint(pane, (data as { agent_status?: unknown } | null | undefined)?.agent_status)
       },
       onClose: () => {
         if (watchers.get(pane) !== sub) return
@@ -213,7 +214,21 @@ function createPaneWatchers(
   }
 }
 
-function trackEvent(p: PaneParts, name: string, data: any, replaying: boolean): void {
+/**
+ * The fields of herdr's pane lifecycle events the tracker reads (herdr-protocol.md). They arrive as
+ * parsed JSON, so every read stays optional-chained and ids are checked where a wrong type matters.
+ */
+interface PaneEvent {
+  pane?: { pane_id: string; workspace_id: string; agent?: string; agent_status?: string }
+  pane_id?: string
+  previous_pane_id?: string
+  released?: boolean
+  final_status?: unknown
+  agent?: string
+  workspace_id?: string
+}
+
+function trackEvent(p: PaneParts, name: string, data: PaneEvent | null | undefined, replaying: boolean): void {
   const { book, known } = p
   switch (name) {
     case 'pane_created':
@@ -229,8 +244,8 @@ function trackEvent(p: PaneParts, name: string, data: any, replaying: boolean): 
     case 'pane_exited':
       // Live, the event is the truth; inside the replay window it is checked.
       if (!replaying) {
-        known.delete(data?.pane_id)
-        p.forget(data?.pane_id)
+        known.delete(data?.pane_id as string)
+        p.forget(data?.pane_id as string)
       } else if (typeof data?.pane_id === 'string' && known.has(data.pane_id)) p.check(data.pane_id)
       break
     case 'pane_moved':
@@ -246,9 +261,10 @@ function trackEvent(p: PaneParts, name: string, data: any, replaying: boolean): 
 }
 
 /** `pane_agent_detected {released:true, final_status}`: the agent ended. */
-async function released(p: PaneParts, data: any): Promise<void> {
+async function released(p: PaneParts, data: PaneEvent): Promise<void> {
   const pane = data.pane_id
-  const prev = typeof pane === 'string' ? p.book.get(pane) : undefined
+  if (typeof pane !== 'string') return
+  const prev = p.book.get(pane)
   if (!prev) return // not an agent we announced: history, or already handled
   const g = p.link.gen
   const info = await paneNow(p.link, pane)

@@ -150,7 +150,7 @@ interface SessionRun {
   replay: ReturnType<typeof createReplayWindow>
   main: Subscription | null
   /** Lifecycle events of the current connection that arrived before its snapshot, in order. */
-  early: { name: string; data: any }[]
+  early: { name: string; data: unknown }[]
   /** How many did not fit in `early`. */
   earlyLost: number
   state: SessionState
@@ -266,7 +266,7 @@ async function seed(run: SessionRun, g: number, sub: Subscription): Promise<void
   }
 }
 
-function onEvent(run: SessionRun, name: string, data: any): void {
+function onEvent(run: SessionRun, name: string, data: unknown): void {
   const { link, replay } = run
   if (link.stopped || name === 'pane_output_changed' || name.includes('.')) return
   if (!link.seeded) {
@@ -280,11 +280,11 @@ function onEvent(run: SessionRun, name: string, data: any): void {
 }
 
 /** One lifecycle event of a seeded connection: tracked, then published unless the replay window holds it. */
-function relay(run: SessionRun, name: string, data: any): void {
+function relay(run: SessionRun, name: string, data: unknown): void {
   const { link, replay } = run
   run.panes.track(name, data, replay.open)
   if (replay.open) return replay.drop()
-  run.deps.bus.publish('multiplexer', name, { ...qualify(link.session, data ?? {}), session: link.session })
+  run.deps.bus.publish('multiplexer', name, { ...qualify(link.session, (data ?? {}) as object), session: link.session })
   if (MAY_DROP_PANES.has(name)) void run.reconciler.reconcile()
 }
 

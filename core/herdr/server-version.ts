@@ -42,11 +42,14 @@ export const streamsLiveOnly = (r: ServerReport): boolean => atLeast(r, '0.9.0',
  * One line for a server newer than anything tested (a later protocol, or a later minor line than
  * 0.9: patch releases of a tested line keep its protocol), else undefined.
  */
+/** A reported field as text; anything but a string or a number (absent, an object) reads `?`. */
+const shown = (v: unknown): string => (typeof v === 'string' || typeof v === 'number' ? String(v) : '?')
+
 export function newerThanTested(r: ServerReport): string | undefined {
   const v = parseVersion(r.version)
   const tested = parseVersion(HERDR_VERSION_TESTED)!
   const newerLine = v !== undefined && compareVersions([v[0], v[1], 0], [tested[0], tested[1], 0]) > 0
   const newerProtocol = typeof r.protocol === 'number' && r.protocol > HERDR_PROTOCOL_TESTED
   if (!newerLine && !newerProtocol) return undefined
-  return `herdr ${String(r.version ?? '?')} (protocol ${String(r.protocol ?? '?')}) is newer than this bridge was tested with (herdr ${HERDR_VERSION_TESTED}, protocol ${HERDR_PROTOCOL_TESTED}); it should work, and a feature the server lacks fails only that action`
+  return `herdr ${shown(r.version)} (protocol ${shown(r.protocol)}) is newer than this bridge was tested with (herdr ${HERDR_VERSION_TESTED}, protocol ${HERDR_PROTOCOL_TESTED}); it should work, and a feature the server lacks fails only that action`
 }

@@ -58,9 +58,23 @@ function lineSplitter(max: number, onLine: (line: string) => boolean | void, onO
   }
 }
 
+/** A line herdr writes: a reply (`id` with `result` or `error`) or an event (`event`, `data`). */
+interface HerdrLine {
+  id?: unknown
+  result?: unknown
+  error?: { code?: string; message?: string }
+  event?: unknown
+  data?: unknown
+}
+
+/** Parsed JSON that is not an object (a bare number, string, null) carries nothing herdr sends. */
+function asLine(msg: unknown): HerdrLine | undefined {
+  return typeof msg === 'object' && msg !== null ? (msg as HerdrLine) : undefined
+}
+
 /** What a herdr connection reports: each non-blank reply line, parsed, and how it ended. */
 interface ExchangeHandlers {
-  message(msg: any): void
+  message(msg: HerdrLine | undefined): void
   /** A line that is not JSON; ignored when absent. */
   unparsable?(): void
   overflow(): void
@@ -87,7 +101,7 @@ function exchange(socketPath: string, request: object, maxLine: number, on: Exch
       } catch {
         return on.unparsable?.()
       }
-      on.message(msg)
+      on.message(asLine(msg))
     },
     () => on.overflow(),
   )
@@ -103,7 +117,7 @@ function exchange(socketPath: string, request: object, maxLine: number, on: Exch
  * One request on its own connection, as herdr requires: it reads the first line, replies once
  * and closes. A socket that does not answer within the deadline is abandoned.
  */
-export function herdrRequest<T = any>(socketPath: string, method: string, params: object, opts: { timeoutMs?: number; session?: string } = {}): Promise<T> {
+export function herdrRequest<T = unknown>(socketPath: string, method: string, params: object, opts: { timeoutMs?: number; session?: string } = {}): Promise<T> {
   const id = `bridge-req-${++nextId}`
   const session = opts.session ?? 'default'
   const timeoutMs = opts.timeoutMs ?? 15_000
@@ -144,7 +158,7 @@ export interface Subscription {
 export function herdrSubscribe(
   socketPath: string,
   subscriptions: object[],
-  handlers: { onAck?: () => void; onEvent: (event: string, data: any) => void; onClose: (reason: string) => void },
+  handlers: { onAck?: () => void; onEvent: (event: string, data: unknown) => void; onClose: (reason: string) => void },
   opts: { ackTimeoutMs?: number; session?: string } = {},
 ): Subscription {
   const id = `bridge-events-${++nextId}`
@@ -163,7 +177,7 @@ export function herdrSubscribe(
     message(msg) {
       if (!acked) {
         if (msg?.error) return finish(`subscribe refused: ${msg.error.code}: ${msg.error.message}`)
-        if (msg?.result?.type === 'subscription_started') {
+        if ((msg?.result as { type?: unknown } | null | undefined)?.type === 'subscription_started') {
           acked = true
           clearTimeout(timer)
           handlers.onAck?.()

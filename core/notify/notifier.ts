@@ -1,4 +1,4 @@
-import { defineBridgePlugin, type BusSubscription, type PluginContext, type PluginDef, type RouteDef } from '../plugin.ts'
+import { defineBridgePlugin, type BusSubscription, type PluginContext, type PluginDef, type AnyRouteDef } from '../plugin.ts'
 import type { AlertEvent, Delivery, DismissEvent } from '../../lib/notify/events.ts'
 import type { ChannelStatus } from './channels.ts'
 import { pluginConfig, type PluginConfigSpec } from '../plugin-config.ts'
@@ -32,7 +32,7 @@ export interface NotifierPluginDef<O, N extends Notifier, C = undefined> {
   config?: PluginConfigSpec<GenericSchema<unknown, C>>
   create(ctx: PluginContext, options: O, settings: C): N | Promise<N>
   /** Routes of the channel; their `state` is the running channel (`state.notifier`). */
-  routes?: RouteDef<any, any, NotifierState<N>>[]
+  routes?: AnyRouteDef<NotifierState<N>>[]
   subscribe?: BusSubscription<NotifierState<N>>[]
 }
 
@@ -55,7 +55,7 @@ export function defineNotifierPlugin<O = Record<string, never>, N extends Notifi
   return defineBridgePlugin<O, NotifierState<N> & { remove(): void }>({
     name: def.name,
     uses: ['notifyChannels'],
-    routes: def.routes as RouteDef<any, any, NotifierState<N> & { remove(): void }>[] | undefined,
+    routes: def.routes as AnyRouteDef<NotifierState<N> & { remove(): void }>[] | undefined,
     subscribe: def.subscribe as BusSubscription<NotifierState<N> & { remove(): void }>[] | undefined,
     async setup(ctx, options) {
       const settings = (def.config ? pluginConfig(ctx, def.config) : undefined) as C

@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import { link, rename, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
-import { defineBridgePlugin, defineBridgeRoute, type PluginContext, type RouteDef } from '../../core/plugin.ts'
+import { defineBridgePlugin, defineBridgeRoute, type PluginContext, type AnyRouteDef } from '../../core/plugin.ts'
 import { fail, text } from '../../core/respond.ts'
 import { drainBody } from '../../core/body.ts'
 import { HerdrError } from '../../core/herdr/index.ts'
@@ -37,7 +37,7 @@ export default defineBridgePlugin({
   routes: KINDS.map(route),
 })
 
-function route(kind: Kind): RouteDef {
+function route(kind: Kind): AnyRouteDef {
   return defineBridgeRoute({
     method: 'POST',
     path: kind.path,

@@ -116,7 +116,7 @@ export default defineBridgePlugin({
           ctx.log.warn(`timeline: cannot write ${KEY} in the data dir: ${(err as Error).message}`)
         }
       }))
-    const timer = setInterval(flush, options.flushMs ?? 5000)
+    const timer = setInterval(() => void flush(), options.flushMs ?? 5000)
     timer.unref?.()
 
     const rebuild = async (session: string) => {

@@ -29,7 +29,7 @@ export interface WebOptions {
 interface WebState {
   dist: string
 }
-type Input = RouteInput<any, any, WebState>
+type Input = RouteInput<unknown, unknown, WebState>
 const route = defineBridgeRoute.with<WebState>()
 
 const notFound = () => text('not found', 404, SECURITY_HEADERS)

@@ -65,7 +65,7 @@ describe('herdrRequest', () => {
   it('a reply that never ends its line is cut off at the cap, not buffered without bound', async () => {
     let poured!: Promise<number>
     const path = await listen((s) => s.once('data', () => (poured = pour(s, 200 << 20))))
-    const err = await herdrRequest(path, 'session.snapshot', {}, { timeoutMs: 20_000 }).catch((e) => e)
+    const err = await herdrRequest<never>(path, 'session.snapshot', {}, { timeoutMs: 20_000 }).catch((e: HerdrError) => e)
     expect(err).toBeInstanceOf(HerdrError)
     expect([err.code, err.message]).toEqual(['unreachable', 'reply to session.snapshot exceeds 67108864 bytes'])
     // The client hung up: the server's writes stop well short of everything it had to send.

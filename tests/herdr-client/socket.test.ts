@@ -44,7 +44,7 @@ describe('one request per connection', () => {
   it('keeps herdr errors as {code, message}', async () => {
     const path = join(dir, 'err.sock')
     await listen(path, (s) => s.once('data', () => s.end('{"id":"","error":{"code":"invalid_request","message":"invalid request: bad"}}\n')))
-    const err = await herdrRequest(path, 'nope', {}).catch((e) => e)
+    const err = await herdrRequest<never>(path, 'nope', {}).catch((e: HerdrError) => e)
     expect(err).toBeInstanceOf(HerdrError)
     expect([err.code, err.message, err.notFound]).toEqual(['invalid_request', 'invalid request: bad', false])
   })
@@ -52,9 +52,9 @@ describe('one request per connection', () => {
   it('fails at once when herdr hangs up mid-request or is not there', async () => {
     const path = join(dir, 'hangup.sock')
     await listen(path, (s) => s.once('data', () => s.destroy()))
-    const hung = await herdrRequest(path, 'session.snapshot', {}, { timeoutMs: 10_000 }).catch((e) => e)
+    const hung = await herdrRequest<never>(path, 'session.snapshot', {}, { timeoutMs: 10_000 }).catch((e: HerdrError) => e)
     expect([hung.code, hung.message]).toEqual(['unreachable', 'herdr closed the connection without replying to session.snapshot'])
-    const missing = await herdrRequest(join(dir, 'none.sock'), 'ping', {}, { timeoutMs: 10_000 }).catch((e) => e)
+    const missing = await herdrRequest<never>(join(dir, 'none.sock'), 'ping', {}, { timeoutMs: 10_000 }).catch((e: HerdrError) => e)
     expect(missing.code).toBe('unreachable')
     expect(missing.message).toMatch(/ENOENT/)
   })
@@ -62,7 +62,7 @@ describe('one request per connection', () => {
   it('abandons a wedged socket at the deadline', async () => {
     const path = join(dir, 'wedged.sock')
     await listen(path, () => {})
-    const err = await herdrRequest(path, 'agent.list', {}, { timeoutMs: 300 }).catch((e) => e)
+    const err = await herdrRequest<never>(path, 'agent.list', {}, { timeoutMs: 300 }).catch((e: HerdrError) => e)
     expect([err.code, err.message]).toEqual(['timeout', 'no reply to agent.list within 0.3 s'])
   })
 })
