@@ -240,7 +240,7 @@ function checkPush(config: BridgeConfig | null, dataDir: string, env: NodeJS.Pro
   if (found) return { mark: '✓', what: `push credentials: ${found} (\`${bridgeCommand('push status')}\` checks they may send)` }
   return {
     mark: '–',
-    what: 'no push credentials (optional: alerts are only logged)',
+    what: "no FCM credentials (optional: only the mobile app's FCM alerts need them; Web Push, ntfy and webhooks do not)",
     fix: `\`${bridgeCommand('push login --project <project-id>')}\` or save a service-account key as ${files[0]}`,
   }
 }

@@ -79,12 +79,11 @@ export async function pushStatus(opts: PushCliOptions): Promise<void> {
     throw err
   }
   if (!found) {
-    out('No push credentials found; the bridge only logs notifications. Searched, in order:')
+    out('No FCM credentials found: alerts to the mobile app (FCM) are only logged; Web Push, ntfy and webhooks need none. Searched, in order:')
     out(`  1. ${config.push.service_account_path} (push.service_account_path / BRIDGE_SERVICE_ACCOUNT)`)
     out(`  2. $GOOGLE_APPLICATION_CREDENTIALS${env.GOOGLE_APPLICATION_CREDENTIALS ? ` (${env.GOOGLE_APPLICATION_CREDENTIALS})` : ' (not set)'}`)
     out(`  3. ${gcloudAdcPath(env, home)} (gcloud application-default login)`)
     out(`  4. the metadata server (${env.GCE_METADATA_HOST || 'metadata.google.internal'})`)
-    out(`Fix: save a service-account key at (1), or run: ${bridgeCommand('push login --project <project-id>')}`)
     throw new CliError(
       `push: no credentials found; save a service-account key as ${config.push.service_account_path} or run \`${bridgeCommand('push login --project <project-id>')}\``,
     )

@@ -43,7 +43,7 @@ describe('bridge doctor', () => {
     expect(lines[8]).toMatch(
       /^ {4}fix: (`npx bridge serve --addr \S+:\d+` \((tailnet|LAN)\), or set transport\.public_url|join a tailnet or LAN, then listen there with --addr, or set transport\.public_url)$/,
     )
-    expect(lines[9]).toBe('– no push credentials (optional: alerts are only logged)')
+    expect(lines[9]).toBe("– no FCM credentials (optional: only the mobile app's FCM alerts need them; Web Push, ntfy and webhooks do not)")
     expectOneLineError(r, '1 check failed; each ✗ above has its fix')
   })
 

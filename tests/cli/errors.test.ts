@@ -142,7 +142,7 @@ describe('push', () => {
       r,
       `push: no credentials found; save a service-account key as ${join(box.dataDir, 'serviceAccount.json')} or run \`npx bridge push login --project <project-id>\``,
     )
-    expect(String(r.stdout)).toContain('No push credentials found; the bridge only logs notifications. Searched, in order:')
+    expect(String(r.stdout)).toContain('No FCM credentials found: alerts to the mobile app (FCM) are only logged; Web Push, ntfy and webhooks need none. Searched, in order:')
   })
 
   it('a data dir that was never initialised', async () => {

@@ -35,12 +35,11 @@ describe('bridge push status', () => {
     s.lines.length = 0
     await expect(pushStatus({ dir: s.dir, env: s.env, home: s.home, out: s.out })).rejects.toThrow('push: no credentials')
     expect(s.lines).toEqual([
-      'No push credentials found; the bridge only logs notifications. Searched, in order:',
+      'No FCM credentials found: alerts to the mobile app (FCM) are only logged; Web Push, ntfy and webhooks need none. Searched, in order:',
       `  1. ${join(s.dir, 'serviceAccount.json')} (push.service_account_path / BRIDGE_SERVICE_ACCOUNT)`,
       '  2. $GOOGLE_APPLICATION_CREDENTIALS (not set)',
       `  3. ${join(s.home, 'gcloud/application_default_credentials.json')} (gcloud application-default login)`,
       '  4. the metadata server (127.0.0.1:1)',
-      'Fix: save a service-account key at (1), or run: npx bridge push login --project <project-id>',
     ])
   })
 
