@@ -69,6 +69,10 @@ describe('web app by role and bridge level', () => {
     await page.goto(`${stack.bridge.url}/#/agent/b1/${encodeURIComponent(watched)}/transcript`)
     await page.locator('.agent-head').waitFor()
     expect(await page.locator('form.reply').count()).toBe(0)
+    // The terminal: watched, not taken.
+    await page.goto(`${stack.bridge.url}/#/agent/b1/${encodeURIComponent(watched)}/terminal`)
+    await page.locator('.term-status', { hasText: 'watching' }).waitFor()
+    expect(await page.getByRole('button', { name: 'Take control' }).count()).toBe(0)
     await page.goto(`${stack.bridge.url}/${card(watched)}`)
     await page.locator('.options-read li').first().waitFor()
     // It watches: answered elsewhere, the card moves on under the viewer's eyes.
@@ -78,6 +82,17 @@ describe('web app by role and bridge level', () => {
     await until(async () => (await screen(watched)).includes('All tests pass.'), 'the agent to move on')
     await until(async () => (await page.locator('.options-read').count()) === 0, "the viewer's card to drop the question")
     expect(await page.locator('.watch-only').count()).toBe(1)
+  })
+
+  it('lists spaces to a viewer without their actions, and offers it no Start form', async () => {
+    await page.goto(`${stack.bridge.url}/#/spaces`)
+    await page.locator('.spaces-view .watch-only', { hasText: 'Watch-only device' }).waitFor()
+    await page.locator(`.pane-row[data-pane="${asked}"]`).waitFor()
+    for (const name of ['New space', 'New tab', 'New worktree', 'Close space', 'New pane', 'Close tab', 'Close'])
+      expect([name, await page.getByRole('button', { name, exact: true }).count()]).toEqual([name, 0])
+    await page.goto(`${stack.bridge.url}/#/start`)
+    await page.locator('.watch-only', { hasText: 'it cannot start agents' }).waitFor()
+    expect(await page.getByRole('button', { name: 'Start', exact: true }).count()).toBe(0)
   })
 
   it('offers only the default option while the bridge reports an API level below 7, then every option', async () => {

@@ -5,6 +5,7 @@ import type { Pane, Workspace } from '../lib/inbox.ts'
 import { agentTitle } from '../lib/inbox.ts'
 import { agentHref, viewHref } from '../route.ts'
 import { ActionButton } from './action.ts'
+import { useWatchOnly } from '../lib/device.ts'
 
 interface BranchInfo {
   workspace_id: string
@@ -34,24 +35,30 @@ export function SpacesView({ feed }: { feed: FeedClient }) {
   const snap = feed.snapshot
   const spaces = snap.workspaces ?? []
   const key = feed.api.bridge.key
+  // A viewer device watches: the spaces are listed without their actions.
+  const ro = useWatchOnly(feed.api)
   return html`<main class="pane view spaces-view" aria-labelledby="spaces-title">
     <div class="view-head">
       <h1 id="spaces-title">Spaces</h1>
-      <${ActionButton}
-        label="New space"
-        small
-        run=${async () => {
-          const r = await herdr(feed, 'workspace.create', {})
-          return done(feed, `Opened space ${r.result?.workspace?.label || r.result?.workspace?.workspace_id || ''}`.trim())
-        }}
-      />
+      ${
+        !ro &&
+        html`<${ActionButton}
+          label="New space"
+          small
+          run=${async () => {
+            const r = await herdr(feed, 'workspace.create', {})
+            return done(feed, `Opened space ${r.result?.workspace?.label || r.result?.workspace?.workspace_id || ''}`.trim())
+          }}
+        />`
+      }
     </div>
+    ${ro && html`<p class="muted small watch-only">Watch-only device: it sees the spaces but cannot change them.</p>`}
     ${spaces.length === 0 && html`<p class="muted">No spaces: herdr has nothing open.</p>`}
-    ${spaces.map((w) => html`<${SpaceCard} key=${w.workspace_id} feed=${feed} space=${w} bridgeKey=${key} />`)}
+    ${spaces.map((w) => html`<${SpaceCard} key=${w.workspace_id} feed=${feed} space=${w} bridgeKey=${key} ro=${ro} />`)}
   </main>`
 }
 
-function SpaceCard({ feed, space, bridgeKey }: { feed: FeedClient; space: Workspace; bridgeKey: string }) {
+function SpaceCard({ feed, space, bridgeKey, ro }: { feed: FeedClient; space: Workspace; bridgeKey: string; ro: boolean }) {
   const snap = feed.snapshot
   const tabs = (snap.tabs ?? []).filter((t) => t.workspace_id === space.workspace_id)
   const panes = (snap.panes ?? []).filter((p) => p.workspace_id === space.workspace_id)
@@ -62,73 +69,79 @@ function SpaceCard({ feed, space, bridgeKey }: { feed: FeedClient; space: Worksp
       <h2>${name}</h2>
       ${wt?.is_linked_worktree && html`<span class="tag" title=${wt.checkout_path}>worktree</span>`} ${wt?.repo_name && html`<span class="muted small">${wt.repo_name}</span>`}
     </header>
-    <div class="row actions">
-      <a class="button small" href=${viewHref('start', bridgeKey, { ws: space.workspace_id })}>New agent</a>
-      <${ActionButton}
-        label="New tab"
-        small
-        run=${async () => {
-          const r = await herdr(feed, 'tab.create', { workspace_id: space.workspace_id })
-          return done(feed, `Opened tab ${r.result?.tab?.tab_id ?? ''} in ${name}`)
-        }}
-      />
-      ${
-        wt?.repo_root &&
-        html`<${ActionButton}
-          label="New worktree"
+    ${
+      !ro &&
+      html`<div class="row actions">
+        <a class="button small" href=${viewHref('start', bridgeKey, { ws: space.workspace_id })}>New agent</a>
+        <${ActionButton}
+          label="New tab"
           small
           run=${async () => {
-            const r = await herdr(feed, 'worktree.create', { workspace_id: space.workspace_id })
-            return done(feed, `Made worktree ${r.result?.worktree?.branch ?? r.result?.worktree?.path ?? ''} (space ${r.result?.workspace?.workspace_id ?? ''})`)
+            const r = await herdr(feed, 'tab.create', { workspace_id: space.workspace_id })
+            return done(feed, `Opened tab ${r.result?.tab?.tab_id ?? ''} in ${name}`)
           }}
-        />`
-      }
-      <${ActionButton}
-        label="Close space"
-        small
-        danger
-        confirm=${`Close ${name} and everything running in it (${panes.length} pane${panes.length === 1 ? '' : 's'})?`}
-        run=${async () => {
-          for (const t of tabs) await herdr(feed, 'tab.close', { tab_id: t.tab_id })
-          return done(feed, `Closed ${name}`)
-        }}
-      />
-    </div>
-    ${wt?.repo_root && html`<${BranchBox} feed=${feed} space=${space} />`}
+        />
+        ${
+          wt?.repo_root &&
+          html`<${ActionButton}
+            label="New worktree"
+            small
+            run=${async () => {
+              const r = await herdr(feed, 'worktree.create', { workspace_id: space.workspace_id })
+              return done(feed, `Made worktree ${r.result?.worktree?.branch ?? r.result?.worktree?.path ?? ''} (space ${r.result?.workspace?.workspace_id ?? ''})`)
+            }}
+          />`
+        }
+        <${ActionButton}
+          label="Close space"
+          small
+          danger
+          confirm=${`Close ${name} and everything running in it (${panes.length} pane${panes.length === 1 ? '' : 's'})?`}
+          run=${async () => {
+            for (const t of tabs) await herdr(feed, 'tab.close', { tab_id: t.tab_id })
+            return done(feed, `Closed ${name}`)
+          }}
+        />
+      </div>`
+    }
+    ${wt?.repo_root && !ro && html`<${BranchBox} feed=${feed} space=${space} />`}
     ${tabs.map(
       (t) =>
         html`<div class="tabbox" data-tab=${t.tab_id}>
           <div class="row tab-head">
             <strong>Tab ${t.label || t.number || t.tab_id}</strong>
-            <${ActionButton}
-              label="New pane"
-              small
-              run=${async () => {
-                const first = panes.find((p) => p.tab_id === t.tab_id)
-                const r = await feed.api.post<any>('/pane/new', first ? { split_from: first.pane_id, direction: 'down' } : { workspace_id: space.workspace_id })
-                return done(feed, `Opened pane ${r.pane_id}`)
-              }}
-            />
-            <${ActionButton}
-              label="Close tab"
-              small
-              danger
-              confirm=${`Close this tab and its ${panes.filter((p) => p.tab_id === t.tab_id).length} pane(s)?`}
-              run=${async () => {
-                await herdr(feed, 'tab.close', { tab_id: t.tab_id })
-                return done(feed, `Closed tab ${t.tab_id}`)
-              }}
-            />
+            ${
+              !ro &&
+              html`<${ActionButton}
+                  label="New pane"
+                  small
+                  run=${async () => {
+                    const first = panes.find((p) => p.tab_id === t.tab_id)
+                    const r = await feed.api.post<any>('/pane/new', first ? { split_from: first.pane_id, direction: 'down' } : { workspace_id: space.workspace_id })
+                    return done(feed, `Opened pane ${r.pane_id}`)
+                  }}
+                />
+                <${ActionButton}
+                  label="Close tab"
+                  small
+                  danger
+                  confirm=${`Close this tab and its ${panes.filter((p) => p.tab_id === t.tab_id).length} pane(s)?`}
+                  run=${async () => {
+                    await herdr(feed, 'tab.close', { tab_id: t.tab_id })
+                    return done(feed, `Closed tab ${t.tab_id}`)
+                  }}
+                />`
+            }
           </div>
           <ul class="panes">
-            ${panes.filter((p) => p.tab_id === t.tab_id).map((p) => html`<${PaneRow} key=${p.pane_id} feed=${feed} pane=${p} bridgeKey=${bridgeKey} />`)}
+            ${panes.filter((p) => p.tab_id === t.tab_id).map((p) => html`<${PaneRow} key=${p.pane_id} feed=${feed} pane=${p} bridgeKey=${bridgeKey} ro=${ro} />`)}
           </ul>
         </div>`,
     )}
   </section>`
 }
 
-function PaneRow({ feed, pane, bridgeKey }: { feed: FeedClient; pane: Pane; bridgeKey: string }) {
+function PaneRow({ feed, pane, bridgeKey, ro }: { feed: FeedClient; pane: Pane; bridgeKey: string; ro: boolean }) {
   const agent = feed.snapshot.agents?.find((a) => a.pane_id === pane.pane_id)
   return html`<li class="pane-row" data-pane=${pane.pane_id}>
     ${
@@ -137,17 +150,20 @@ function PaneRow({ feed, pane, bridgeKey }: { feed: FeedClient; pane: Pane; brid
         : html`<a href=${agentHref(bridgeKey, pane.pane_id, 'terminal')}>Shell ${pane.pane_id}</a> <span class="muted small">${pane.cwd ?? ''}</span>`
     }
     <span class="grow"></span>
-    ${!agent && html`<a class="button small ghost" href=${viewHref('start', bridgeKey, { where: 'pane', pane: pane.pane_id })}>Start agent</a>`}
-    <${ActionButton}
-      label="Close"
-      small
-      danger
-      confirm=${agent ? `Close this pane and the ${agent.agent} agent in it?` : 'Close this shell pane?'}
-      run=${async () => {
-        await feed.api.post('/pane/close', { pane_id: pane.pane_id })
-        return done(feed, `Closed pane ${pane.pane_id}`)
-      }}
-    />
+    ${!agent && !ro && html`<a class="button small ghost" href=${viewHref('start', bridgeKey, { where: 'pane', pane: pane.pane_id })}>Start agent</a>`}
+    ${
+      !ro &&
+      html`<${ActionButton}
+        label="Close"
+        small
+        danger
+        confirm=${agent ? `Close this pane and the ${agent.agent} agent in it?` : 'Close this shell pane?'}
+        run=${async () => {
+          await feed.api.post('/pane/close', { pane_id: pane.pane_id })
+          return done(feed, `Closed pane ${pane.pane_id}`)
+        }}
+      />`
+    }
   </li>`
 }
 

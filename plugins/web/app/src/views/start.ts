@@ -4,6 +4,7 @@ import type { FeedClient } from '../feedclient.ts'
 import { agentHref } from '../route.ts'
 import { ActionButton } from './action.ts'
 import { FolderPicker } from './browse.ts'
+import { useWatchOnly } from '../lib/device.ts'
 
 interface Available {
   agents: Array<{ kind: string; path: string; state_reporting: boolean }>
@@ -45,6 +46,16 @@ async function targetFor(feed: FeedClient, where: Where, f: { workspace: string;
  * (`workspace.create`), or an idle shell; with a name and a first prompt (POST /agent/start).
  */
 export function StartView({ feed, params }: { feed: FeedClient; params: URLSearchParams }) {
+  // A viewer device cannot start agents: a note instead of the form.
+  if (useWatchOnly(feed.api))
+    return html`<main class="pane view" aria-labelledby="start-title">
+      <h1 id="start-title">Start an agent</h1>
+      <p class="muted small watch-only">Watch-only device: it cannot start agents.</p>
+    </main>`
+  return html`<${StartForm} feed=${feed} params=${params} />`
+}
+
+function StartForm({ feed, params }: { feed: FeedClient; params: URLSearchParams }) {
   const api = feed.api
   const [avail, setAvail] = useState<Available | null>(null)
   const [error, setError] = useState('')

@@ -3,6 +3,7 @@ import { html } from '../ui.ts'
 import type { Api } from '../lib/api.ts'
 import { fitFont, MIN_FONT, paneSize, type Size } from '../lib/pane-size.ts'
 import { readableLines, READ_FONT, type ReadLine } from '../lib/readable.ts'
+import { useWatchOnly } from '../lib/device.ts'
 import './phone.css'
 
 /**
@@ -51,6 +52,8 @@ const enc = new TextEncoder()
 export function TerminalView({ api, pane }: { api: Api; pane: string }) {
   const host = useRef<HTMLDivElement>(null)
   const [mode, setMode] = useState<'observe' | 'control'>('observe')
+  // A viewer device may only observe: no Take control (the bridge would refuse it).
+  const watchOnly = useWatchOnly(api)
   const [takeover, setTakeover] = useState(false)
   const [status, setStatus] = useState('connecting')
   const [gen, setGen] = useState(0)
@@ -243,7 +246,7 @@ export function TerminalView({ api, pane }: { api: Api; pane: string }) {
           </button>
         </div>`
       }
-      ${!control && html`<button class="small primary" onClick=${() => (setTakeover(false), setMode('control'))}>Take control</button>`}
+      ${!control && !watchOnly && html`<button class="small primary" onClick=${() => (setTakeover(false), setMode('control'))}>Take control</button>`}
       ${control && status === 'busy' && html`<span class="muted small">Someone else is typing in this pane.</span><button class="small" onClick=${() => (setTakeover(true), setGen(gen + 1))}>Take over</button>`}
       ${control && html`<button class="small" onClick=${() => setMode('observe')}>Just watch</button>`}
       ${status.startsWith('closed') && html`<button class="small" onClick=${() => setGen(gen + 1)}>Reconnect</button>`}
