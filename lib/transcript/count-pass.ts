@@ -31,10 +31,10 @@ export function countOf(text: string | null, counter: LineCounter): number {
   }
 }
 
-/** Lines a block holds: 512 KiB of offsets, each block allocated once and never grown. */
+/** Lines the largest block holds (512 KiB of offsets); the first holds 1024 (a tail refresh adds a few lines). */
 const BLOCK = 1 << 16
 
-/** A count as blocks of BLOCK lines (the last one trimmed), the form a worker hands over. */
+/** A count as blocks, each allocated once (the last one trimmed); flatten() joins them. */
 export interface CountedBlocks {
   indexed: number
   n: number
@@ -45,20 +45,22 @@ export interface CountedBlocks {
 }
 
 /**
- * Counts in fixed blocks rather than arrays grown by doubling: each growth frees a buffer, and
- * glibc then raises its mmap threshold, so the next ones land in a heap it keeps after the pass
- * (tens of MiB after a gigabyte). Blocks are mapped once and handed on whole.
+ * Counts in fixed blocks rather than arrays grown by doubling, which copy the index at every
+ * growth and leave the old buffers to be freed: each block is allocated once, and the pass ends
+ * with one join into arrays exactly n long (the form the main thread adopts as its index).
  */
 export async function countBlocks(fh: FileHandle, from: number, to: number, maxLine: number, counter: LineCounter): Promise<CountedBlocks> {
   const out: CountedBlocks = { indexed: from, n: 0, count: 0, offs: [], lens: [], cum: [] }
-  let at = BLOCK
+  let size = 0
+  let at = 0
   out.indexed = await scanLines(fh, from, to, maxLine, (text, start, len) => {
     const k = countOf(text, counter)
     if (k <= 0) return
-    if (at === BLOCK) {
-      out.offs.push(new Float64Array(BLOCK))
-      out.lens.push(new Uint32Array(BLOCK))
-      out.cum.push(new Uint32Array(BLOCK))
+    if (at === size) {
+      size = Math.min(BLOCK, Math.max(1024, size * 2))
+      out.offs.push(new Float64Array(size))
+      out.lens.push(new Uint32Array(size))
+      out.cum.push(new Uint32Array(size))
       at = 0
     }
     const b = out.offs.length - 1
@@ -70,7 +72,7 @@ export async function countBlocks(fh: FileHandle, from: number, to: number, maxL
     out.count += k
   })
   const last = out.offs.length - 1
-  if (last >= 0 && at < BLOCK) {
+  if (last >= 0 && at < size) {
     out.offs[last] = out.offs[last].slice(0, at)
     out.lens[last] = out.lens[last].slice(0, at)
     out.cum[last] = out.cum[last].slice(0, at)

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { cpSync, existsSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { execa } from 'execa'
+import { pathToFileURL } from 'node:url'
+import { normalizeClaudeLine } from '../../plugins/kind-claude/transcript/normalize.ts'
 import { createServer, type Server } from 'node:net'
 import { REPO_ROOT } from '../harness/bridge.ts'
 import { cli, expectOneLineError, sandbox, startDaemon, type Daemon } from './helpers.ts'
@@ -87,6 +89,21 @@ describe('the installed package', () => {
     const asset = await fetch(`${daemon.url}${script![1]}`)
     expect(asset.status).toBe(200)
     expect(asset.headers.get('content-type')).toBe('text/javascript; charset=utf-8')
+  })
+
+  it("counts a transcript in the bundle's worker thread with the kind's bundled counter, as normalize does", async () => {
+    const fixture = join(REPO_ROOT, 'tests/transcript/fixtures/claude-kinds.jsonl')
+    const lines = readFileSync(fixture, 'utf8').split('\n')
+    const counts = lines.map((l) => (l.trim() ? normalizeClaudeLine(l).length : 0))
+    const bundle = join(pkgDir, 'dist/bundle')
+    const job = { path: fixture, from: 0, to: Buffer.byteLength(lines.join('\n')), maxLine: 8 << 20, counter: pathToFileURL(join(bundle, 'count-claude.js')).href }
+    const script = `const { Worker } = await import('node:worker_threads')
+const w = new Worker(new URL(${JSON.stringify(pathToFileURL(join(bundle, 'count-worker.js')).href)}), { execArgv: [], workerData: ${JSON.stringify(job)} })
+w.on('message', (m) => console.log(JSON.stringify({ n: m.n, count: m.count, indexed: m.indexed, lines: m.offs.length })))`
+    const r = await execa(process.execPath, ['--input-type=module', '-e', script], { cwd: box.root, reject: false })
+    expect(r.exitCode, String(r.stderr)).toBe(0)
+    const n = counts.filter((k) => k > 0).length
+    expect(JSON.parse(String(r.stdout))).toEqual({ n, count: counts.reduce((a, b) => a + b, 0), indexed: job.to, lines: n })
   })
 
   it('bridge --version', async () => {

@@ -62,15 +62,17 @@ function line(i: number): string {
 
 const LINES = 120_000
 
-/** The entries normalize yields over the whole file: what a count must equal. */
-async function normalizedTotal(path: string): Promise<number> {
-  let n = 0
+/** Every entry the file holds, by seq, read line by line without an index: what pages must equal. */
+async function allEntries(path: string): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = []
   for await (const l of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) {
-    if (Buffer.byteLength(l) > MAX_LINE) n += 1
-    else if (l.trim()) n += normalizeClaudeLine(l).length
+    const len = Buffer.byteLength(l)
+    const raws = len > MAX_LINE ? [{ id: '', role: 'system', kind: 'message', text: `[line of ${len} bytes not shown]`, parsed: false }] : l.trim() ? normalizeClaudeLine(l) : []
+    for (const raw of raws) out.push({ ...raw, id: raw.id || `seq-${out.length + 1}`, seq: out.length + 1 })
   }
-  return n
+  return out
 }
+const normalizedTotal = async (path: string) => (await allEntries(path)).length
 
 beforeAll(async () => {
   stack = await startStack()
@@ -98,8 +100,9 @@ describe('the first-connect counting pass in a worker thread', () => {
   it('gives the total and pages the main-thread count gives, and ran in a worker', async () => {
     const { size } = await import('node:fs/promises').then((fs) => fs.stat(file))
     expect(size).toBeGreaterThan(Math.max(WORKER_MIN, 20 << 20))
-    const expected = await normalizedTotal(file)
-    // The same file counted on the main thread (no counter module): the reference for pages.
+    const entries = await allEntries(file)
+    const expected = entries.length
+    // The same file counted on the main thread (no counter module), as before.
     const local = new TranscriptFile(file, normalizeClaudeLine, countClaudeLine)
     await local.refresh()
     expect(local.total).toBe(expected)
@@ -113,6 +116,7 @@ describe('the first-connect counting pass in a worker thread', () => {
     expect(hello).toMatchObject({ type: 'hello', total: expected, backlog_count: 150, oldest_loaded_seq: expected - 149, has_older: true })
     expect(workerPasses()).toBe(before + 1)
     const newest = (await c.take(150)).map((f) => f.entry)
+    expect(newest).toEqual(entries.slice(expected - 150))
     expect(newest).toEqual(await local.read(expected - 149, expected))
     expect(await c.next()).toEqual({ type: 'backlog_complete', count: 150, has_more: true })
 
@@ -120,6 +124,7 @@ describe('the first-connect counting pass in a worker thread', () => {
     const mid = Math.floor(expected / 2) + 200
     c.send({ type: 'load_older', before_seq: mid, limit: 500 })
     const older = (await c.take(500)).map((f) => f.entry)
+    expect(older).toEqual(entries.slice(mid - 501, mid - 1))
     expect(older).toEqual(await local.read(mid - 500, mid - 1))
     expect(older.some((e) => /^\[line of \d+ bytes not shown\]$/.test(e.text ?? ''))).toBe(true)
     expect(await c.next()).toEqual({ type: 'page_complete', requested_before_seq: mid, oldest_loaded_seq: mid - 500, has_older: true })
