@@ -1,13 +1,14 @@
 import type { PluginContext } from '../../core/plugin.ts'
+import type { AgentInfo } from '../../lib/herdr-types.ts'
 import { AGENT_BLOCKED, HerdrError } from '../../core/herdr/index.ts'
 import { shellState, waitForPrompt } from '../../core/herdr/panes.ts'
 import { HttpError } from '../../core/respond.ts'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-async function agentAt(ctx: PluginContext, session: string, target: string): Promise<any | null> {
+async function agentAt(ctx: PluginContext, session: string, target: string): Promise<AgentInfo | null> {
   try {
-    return (await ctx.herdr.call<{ agent: any }>(session, 'agent.get', { target })).agent
+    return (await ctx.herdr.call<{ agent: AgentInfo }>(session, 'agent.get', { target })).agent
   } catch (err) {
     if (err instanceof HerdrError && err.notFound) return null
     throw err
@@ -59,7 +60,7 @@ export async function launch(ctx: PluginContext, o: { session: string; paneId: s
   }
 
   const deadline = Date.now() + o.timeoutMs + 2000
-  let ready: any = null
+  let ready: AgentInfo | null = null
   let seen = false
   while (Date.now() < deadline) {
     const a = await agentAt(ctx, o.session, o.paneId)
