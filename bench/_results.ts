@@ -31,15 +31,21 @@ bench/ that measures its floor in the same run and prints its ratio beside its t
 sections replaces only those; the table below says when and on what each section was last run, so
 compare ratios, not absolute times, across rows.`
 
-/** Issue 22's targets, each a ratio against a floor measured in the same run. */
+/** The targets, each a ratio against a floor measured in the same run (or a count). */
 const TARGETS = `| Benchmark | Floor | Target |
 |---|---|---|
-| \`/snapshot\`, 200 agents, 3 sessions, mixed kinds | one raw \`session.snapshot\` round trip per session | p50 ≤ 0.25×, p99 ≤ 0.5× |
+| \`/snapshot\`, 50 and 200 agents, 3 sessions, mixed kinds | one raw \`session.snapshot\` round trip per session | p50 ≤ 0.2×, p99 ≤ 0.5× |
 | \`/snapshot\` bytes on the wire, 200 agents | the uncompressed body | ≤ 0.2× with \`br\` or \`gzip\` |
 | \`/events\` fan-out, 100 clients × 2,000 transitions | separate-process raw subscription | p99 fan-out < 25 ms; end-to-end p50 ≤ 1.1× floor |
 | \`/attach\` throughput, 200 MB | the stand-in's own stdout | ≥ 0.8×; echo p50 ≤ floor + 2 ms |
 | \`/agent-transcript\` first connect, 1 GB | one sequential read of the file | ≤ 2×; after restart ≤ 50 ms; RSS growth ≤ 32 MiB |
-| \`/diff\`, 5,000 files / 300 changed | \`git status\` + \`git diff HEAD\` | warm ≤ 1.2×, cold ≤ 1.3× |`
+| \`/diff\`, 5,000 files / 300 changed | \`git status\` + \`git diff HEAD\` | warm ≤ 1.2×, cold ≤ 1.3× |
+| start-up, installed package (\`npm pack\` + \`npm install -g\`) | a bare Node HTTP server file started the same way | ≤ 2.5× |
+| start-up, clone (\`node cli/bin.mjs serve\`) | the installed package | ≤ 1.3× |
+| \`bridge --version\` in a clone | \`node -e 0\` | ≤ 3× |
+| idle RSS, installed package, one herdr session | the bare Node HTTP server | ≤ 1.25× |
+| \`/events\` frames per status change, 100 clients | — | 1, 2 when a push went out |
+| CPU per status change, 100 \`/events\` clients | the code before the client-events filter, same run | ≤ 0.5× |`
 
 const HEADER_SECTIONS = ['Targets', 'Runs']
 
