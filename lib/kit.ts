@@ -59,6 +59,7 @@ export {
   compact,
   unparsedEntry,
   parseJsonRecord,
+  field,
   normalizeJsonLine,
   type Role,
   type EntryKind,

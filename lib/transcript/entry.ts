@@ -89,7 +89,9 @@ export function basename(p: string): string {
   return i < 0 ? trimmed : trimmed.slice(i + 1)
 }
 
-export const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v)
+export const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+/** `o[k]` when `o` is a JSON object, else undefined: the `o?.k` of a value not yet narrowed. */
+export const field = (o: unknown, k: string): unknown => (isObj(o) ? o[k] : undefined)
 export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined)
 
 /** Drops undefined, empty-string and false-flag optional fields so absent stays absent. */
@@ -105,7 +107,7 @@ export function compact<T extends object>(o: T): T {
 export const unparsedEntry = (role: Role = 'system'): RawEntry => ({ id: '', role, kind: 'message', parsed: false })
 
 /** A JSONL line as an object, or null when it is not JSON or not an object. */
-export function parseJsonRecord(line: string): Record<string, any> | null {
+export function parseJsonRecord(line: string): Record<string, unknown> | null {
   try {
     const o: unknown = JSON.parse(line)
     return isObj(o) ? o : null
@@ -118,7 +120,7 @@ export function parseJsonRecord(line: string): Record<string, any> | null {
  * One JSONL line → entries through `fn`: a line that is not a JSON object, or that `fn` throws
  * on, is one unparsed system entry (never an exception).
  */
-export function normalizeJsonLine(line: string, fn: (record: Record<string, any>) => RawEntry[]): RawEntry[] {
+export function normalizeJsonLine(line: string, fn: (record: Record<string, unknown>) => RawEntry[]): RawEntry[] {
   const o = parseJsonRecord(line)
   if (!o) return [unparsedEntry()]
   try {

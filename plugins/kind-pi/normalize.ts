@@ -30,7 +30,7 @@ export function normalizePiLine(line: string): RawEntry[] {
 
 type Base = (block: number) => Pick<RawEntry, 'id' | 'parent_id' | 'ts'>
 
-function normalizeObject(o: Record<string, any>): RawEntry[] {
+function normalizeObject(o: Record<string, unknown>): RawEntry[] {
   const type = str(o.type) ?? ''
   if (DROPPED.has(type)) return []
   const id = str(o.id) ?? ''
@@ -111,7 +111,7 @@ function message(m: unknown, base: Base): RawEntry[] {
   }
 }
 
-export function projectPiTool(b: Record<string, any>): ToolInfo {
+export function projectPiTool(b: Record<string, unknown>): ToolInfo {
   const name = str(b.name) ?? ''
   const args = isObj(b.arguments) ? b.arguments : {}
   const tool: ToolInfo = { id: str(b.id) ?? '', name, title: name }

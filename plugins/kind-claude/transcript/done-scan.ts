@@ -9,7 +9,7 @@
  * only complete lines; reset on shrink.
  */
 import { open } from 'node:fs/promises'
-import { createCache, scanLines, isObj } from '../../../lib/kit.ts'
+import { createCache, field, scanLines, isObj } from '../../../lib/kit.ts'
 
 export interface DoneState {
   /** Last status each agent id was given by a notification, in file order. */
@@ -65,35 +65,40 @@ export function observeLine(state: DoneState, line: string): void {
   if (state.sync.size && line.includes('"tool_result"')) {
     let mentions = false
     for (const id of state.sync) if (!state.returned.has(id) && line.includes(id)) mentions = true
-    if (mentions) for (const b of blocksOf(line, 'user')) if (b.type === 'tool_result' && state.sync.has(b.tool_use_id)) state.returned.add(b.tool_use_id)
+    if (mentions)
+      for (const b of blocksOf(line, 'user')) if (b.type === 'tool_result' && typeof b.tool_use_id === 'string' && state.sync.has(b.tool_use_id)) state.returned.add(b.tool_use_id)
   }
 }
 
 /** Links an agent id to its spawning call: from an `agent_progress` line or the call's result. */
 function observeAgentId(state: DoneState, line: string): void {
-  let o: any
+  let parsed: unknown
   try {
-    o = JSON.parse(line)
+    parsed = JSON.parse(line)
   } catch {
     return
   }
+  if (!isObj(parsed)) return
+  const o = parsed
   const link = (agentId: unknown, toolUseId: unknown) => {
     if (typeof agentId === 'string' && agentId && typeof toolUseId === 'string' && toolUseId && !state.spawnedBy.has(agentId)) state.spawnedBy.set(agentId, toolUseId)
   }
-  if (o?.type === 'progress' && isObj(o.data) && o.data.type === 'agent_progress') link(o.data.agentId, o.parentToolUseID)
-  else if (o?.type === 'user' && isObj(o.toolUseResult) && Array.isArray(o.message?.content)) {
-    const results = o.message.content.filter((b: unknown) => isObj(b) && b.type === 'tool_result')
-    if (results.length === 1) link(o.toolUseResult.agentId, results[0].tool_use_id)
+  const content = field(o.message, 'content')
+  if (o.type === 'progress' && isObj(o.data) && o.data.type === 'agent_progress') link(o.data.agentId, o.parentToolUseID)
+  else if (o.type === 'user' && isObj(o.toolUseResult) && Array.isArray(content)) {
+    const tur = o.toolUseResult
+    const results = (content as unknown[]).filter((b) => isObj(b) && b.type === 'tool_result')
+    if (results.length === 1) link(tur.agentId, field(results[0], 'tool_use_id'))
     // A foreground call's result says how its agent ended (2.1.x: `status: "completed"`).
-    const id = o.toolUseResult.agentId
-    if (typeof id === 'string' && id && typeof o.toolUseResult.status === 'string' && !state.status.has(id)) state.status.set(id, o.toolUseResult.status)
+    const id = tur.agentId
+    if (typeof id === 'string' && id && typeof tur.status === 'string' && !state.status.has(id)) state.status.set(id, tur.status)
   }
 }
 
-function blocksOf(line: string, type: string): Record<string, any>[] {
+function blocksOf(line: string, type: string): Record<string, unknown>[] {
   try {
-    const o = JSON.parse(line)
-    const c = o?.type === type ? o.message?.content : undefined
+    const o: unknown = JSON.parse(line)
+    const c = field(o, 'type') === type ? field(field(o, 'message'), 'content') : undefined
     return Array.isArray(c) ? c.filter(isObj) : []
   } catch {
     return []

@@ -4,6 +4,7 @@ import {
   basename,
   cap,
   capRunes,
+  field,
   isObj,
   oneLine,
   str,
@@ -43,11 +44,11 @@ const DROPPED = new Set([
 const DROPPED_SYSTEM = new Set(['compact_boundary', 'turn_duration', 'stop_hook_summary'])
 
 /** The summary line a compaction starts the new context with: shown as one system entry. */
-const isCompactSummary = (o: Record<string, any>) => o.type === 'user' && o.isCompactSummary === true
+const isCompactSummary = (o: Record<string, unknown>) => o.type === 'user' && o.isCompactSummary === true
 
 /** The summary text of a compaction line (string content or its text blocks). */
-function compactText(o: Record<string, any>): string {
-  const c = o.message?.content
+function compactText(o: Record<string, unknown>): string {
+  const c = field(o.message, 'content')
   if (typeof c === 'string') return c.trim()
   if (!Array.isArray(c)) return ''
   return c
@@ -86,7 +87,7 @@ export function countClaudeLine(line: string): number {
       return content !== undefined && content.replace(/<[^>]*>/g, '').trim() ? 1 : 0
     }
     case 'assistant': {
-      const content = o.message?.content
+      const content = field(o.message, 'content')
       if (typeof content === 'string') return content.trim() ? 1 : 0
       if (!Array.isArray(content)) return 1
       let n = 0
@@ -113,7 +114,7 @@ export function countClaudeLine(line: string): number {
   }
 }
 
-function normalizeObject(o: Record<string, any>): RawEntry[] {
+function normalizeObject(o: Record<string, unknown>): RawEntry[] {
   const type = str(o.type) ?? ''
   if (DROPPED.has(type)) return []
   const uuid = str(o.uuid) ?? ''
@@ -142,7 +143,7 @@ function normalizeObject(o: Record<string, any>): RawEntry[] {
       return [{ ...base(0), role: 'system', kind: 'message', text: body(t), parsed: true }]
     }
     default: {
-      const r = o.message?.role
+      const r = field(o.message, 'role')
       return [{ ...unparsed(r === 'user' || r === 'assistant' ? r : 'system'), ...base(0) }]
     }
   }
@@ -150,8 +151,8 @@ function normalizeObject(o: Record<string, any>): RawEntry[] {
 
 type Base = (block: number) => Pick<RawEntry, 'id' | 'parent_id' | 'ts'>
 
-function assistant(o: Record<string, any>, base: Base): RawEntry[] {
-  const content = o.message?.content
+function assistant(o: Record<string, unknown>, base: Base): RawEntry[] {
+  const content = field(o.message, 'content')
   if (typeof content === 'string') return content.trim() ? [{ ...base(0), role: 'assistant', kind: 'message', text: body(content), parsed: true }] : []
   if (!Array.isArray(content)) return [{ ...unparsed('assistant'), ...base(0) }]
   const out: RawEntry[] = []
@@ -171,7 +172,7 @@ function assistant(o: Record<string, any>, base: Base): RawEntry[] {
   return out
 }
 
-function user(o: Record<string, any>, base: Base): RawEntry[] {
+function user(o: Record<string, unknown>, base: Base): RawEntry[] {
   if (isCompactSummary(o)) {
     // One entry for a compaction: its summary, said by the system (nobody typed it).
     const t = compactText(o)
@@ -197,7 +198,7 @@ function user(o: Record<string, any>, base: Base): RawEntry[] {
   return out
 }
 
-export function projectTool(b: Record<string, any>): ToolInfo {
+export function projectTool(b: Record<string, unknown>): ToolInfo {
   const name = str(b.name) ?? ''
   const input = isObj(b.input) ? b.input : {}
   const tool: ToolInfo = { id: str(b.id) ?? '', name, title: name }
@@ -247,7 +248,7 @@ export function projectTool(b: Record<string, any>): ToolInfo {
   return tool
 }
 
-export function projectResult(b: Record<string, any>, tur: unknown): ToolResult {
+export function projectResult(b: Record<string, unknown>, tur: unknown): ToolResult {
   const result: ToolResult = { for_id: str(b.tool_use_id) ?? '', ok: b.is_error !== true }
   let output = ''
   let truncated = false
@@ -282,7 +283,7 @@ interface Question {
   options: string[]
 }
 
-function questionsOf(input: Record<string, any>): Question[] {
+function questionsOf(input: Record<string, unknown>): Question[] {
   if (!Array.isArray(input.questions)) return []
   return input.questions.filter(isObj).map((q) => ({
     question: str(q.question) ?? '',

@@ -46,7 +46,7 @@ export async function claudeRoster(parent: Located): Promise<RosterRow[]> {
         tool_use_id: toolUseId,
         agent_type: typeof meta.agentType === 'string' ? meta.agentType : (spawn?.agent_type ?? ''),
         description: typeof meta.description === 'string' ? meta.description : (spawn?.description ?? ''),
-        spawn_depth: Number.isInteger(meta.spawnDepth) && meta.spawnDepth > 0 ? meta.spawnDepth : 1,
+        spawn_depth: typeof meta.spawnDepth === 'number' && Number.isInteger(meta.spawnDepth) && meta.spawnDepth > 0 ? meta.spawnDepth : 1,
         done: false,
       }
       row.done = isDone(done, id, row.tool_use_id)
@@ -58,7 +58,7 @@ export async function claudeRoster(parent: Located): Promise<RosterRow[]> {
   return rows.sort((a, b) => a.spawn_depth - b.spawn_depth || (a.agent_id < b.agent_id ? -1 : a.agent_id > b.agent_id ? 1 : 0))
 }
 
-async function readMeta(p: string): Promise<Record<string, any>> {
+async function readMeta(p: string): Promise<Record<string, unknown>> {
   try {
     const st = await stat(p)
     if (!st.isFile() || st.size > META_MAX) return {}

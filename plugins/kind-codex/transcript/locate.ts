@@ -11,7 +11,9 @@ import {
   isFile,
   locateByCwd,
   newestSession,
+  field,
   parseJsonRecord,
+  str,
   readHeadLines,
   SAFE_NAME,
   sessionValue,
@@ -136,5 +138,5 @@ async function newestForCwd(host: TranscriptHost, cwds: string[]) {
 export async function readMeta(path: string): Promise<{ id?: string; cwd?: string }> {
   const o = parseJsonRecord((await readHeadLines(path, 64 << 10))[0] ?? '')
   const p = o?.type === 'session_meta' ? o.payload : o
-  return { id: typeof p?.id === 'string' ? p.id : undefined, cwd: typeof p?.cwd === 'string' ? p.cwd : undefined }
+  return { id: str(field(p, 'id')), cwd: str(field(p, 'cwd')) }
 }

@@ -11,6 +11,7 @@ import {
   cap,
   capDiff,
   capRunes,
+  field,
   isObj,
   normalizeJsonLine,
   oneLine,
@@ -69,7 +70,7 @@ export function countCodexLine(line: string): number {
   return 1
 }
 
-function countItem(p: Record<string, any>): number {
+function countItem(p: Record<string, unknown>): number {
   const blank = (v: unknown) => typeof v !== 'string' || !v.trim()
   switch (p.type) {
     case 'message': {
@@ -78,7 +79,7 @@ function countItem(p: Record<string, any>): number {
       let n = 0
       for (const c of p.content) {
         if (!isObj(c)) continue
-        if (c.type === 'input_text' || c.type === 'output_text' || c.type === 'text') n += blank(c.text) || (p.role === 'user' && isInjected(c.text)) ? 0 : 1
+        if (c.type === 'input_text' || c.type === 'output_text' || c.type === 'text') n += blank(c.text) || (p.role === 'user' && isInjected(str(c.text) ?? '')) ? 0 : 1
         else n++
       }
       return n
@@ -93,11 +94,11 @@ function countItem(p: Record<string, any>): number {
     case 'custom_tool_call_output':
       return 1
     default:
-      return NO_ENTRY_ITEMS.has(p.type) ? 0 : 1
+      return NO_ENTRY_ITEMS.has(str(p.type) ?? '') ? 0 : 1
   }
 }
 
-function normalizeRecord(o: Record<string, any>): RawEntry[] {
+function normalizeRecord(o: Record<string, unknown>): RawEntry[] {
   const type = str(o.type)
   if (type === 'response_item') return isObj(o.payload) ? item(o.payload, str(o.timestamp)) : [unparsed('system')]
   if (type === 'compacted') return [{ id: '', ...ts(str(o.timestamp)), role: 'system', kind: 'message', text: 'Conversation compacted', parsed: true }]
@@ -110,14 +111,14 @@ function normalizeRecord(o: Record<string, any>): RawEntry[] {
 
 const ts = (t: string | undefined) => (t ? { ts: t } : {})
 
-function item(p: Record<string, any>, t: string | undefined): RawEntry[] {
+function item(p: Record<string, unknown>, t: string | undefined): RawEntry[] {
   const base = { id: '', ...ts(t) }
   switch (p.type) {
     case 'message':
       return message(p, base)
     case 'reasoning': {
       // Only the readable summary; the reasoning itself is encrypted.
-      const parts = Array.isArray(p.summary) ? p.summary.map((s: any) => (isObj(s) ? (str(s.text) ?? '') : '')).filter((s: string) => s.trim()) : []
+      const parts = Array.isArray(p.summary) ? (p.summary as unknown[]).map((s) => (isObj(s) ? (str(s.text) ?? '') : '')).filter((s: string) => s.trim()) : []
       return parts.length ? [{ ...base, role: 'assistant', kind: 'thinking', text: body(parts.join('\n\n')), parsed: true }] : []
     }
     case 'function_call':
@@ -125,7 +126,7 @@ function item(p: Record<string, any>, t: string | undefined): RawEntry[] {
     case 'custom_tool_call':
       return [{ ...base, role: 'assistant', kind: 'tool_call', tool: customCall(str(p.name) ?? '', str(p.input) ?? '', str(p.call_id) ?? ''), parsed: true }]
     case 'local_shell_call': {
-      const command = commandOf(p.action?.command)
+      const command = commandOf(field(p.action, 'command'))
       const tool: ToolInfo = { id: str(p.call_id) ?? str(p.id) ?? '', name: 'local_shell', title: 'local_shell' }
       if (command) Object.assign(tool, { command, input_summary: oneLine(command, SUMMARY_CAP) })
       return [{ ...base, role: 'assistant', kind: 'tool_call', tool, parsed: true }]
@@ -141,12 +142,12 @@ function item(p: Record<string, any>, t: string | undefined): RawEntry[] {
     case 'custom_tool_call_output':
       return [{ ...base, role: 'user', kind: 'tool_result', result: toolResult(str(p.call_id) ?? '', p.output), parsed: true }]
     default:
-      if (NO_ENTRY_ITEMS.has(p.type)) return []
+      if (NO_ENTRY_ITEMS.has(str(p.type) ?? '')) return []
       return [unparsed(p.role === 'user' || p.role === 'assistant' ? p.role : 'system')]
   }
 }
 
-function message(p: Record<string, any>, base: { id: string; ts?: string }): RawEntry[] {
+function message(p: Record<string, unknown>, base: { id: string; ts?: string }): RawEntry[] {
   const role = p.role
   // developer / system messages are the harness talking to the model.
   if (role !== 'user' && role !== 'assistant') return []
@@ -249,7 +250,7 @@ export function toolResult(callId: string, out: unknown): ToolResult {
         const j = JSON.parse(t)
         if (isObj(j) && typeof j.output === 'string') {
           text = j.output
-          const code = j.metadata?.exit_code
+          const code = field(j.metadata, 'exit_code')
           if (typeof code === 'number') result.ok = code === 0
         }
       } catch {}

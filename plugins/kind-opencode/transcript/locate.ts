@@ -8,7 +8,7 @@
  */
 import { readdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { cwdsOf, sharesCwdWith, isFile, SAFE_NAME, sessionValue, type LocateInput, type Location, type TranscriptHost } from '../../../lib/kit.ts'
+import { cwdsOf, field, sharesCwdWith, isFile, SAFE_NAME, sessionValue, type LocateInput, type Location, type TranscriptHost } from '../../../lib/kit.ts'
 import { readRecord } from './store.ts'
 import { newestSession, sqliteUnavailable, withDb } from './sqlite.ts'
 
@@ -30,7 +30,7 @@ async function names(dir: string): Promise<string[]> {
 }
 
 /** The session record `session/<project>/<id>.json`, or null. */
-export async function findSession(host: TranscriptHost, sid: string): Promise<{ path: string; record: Record<string, any> } | null> {
+export async function findSession(host: TranscriptHost, sid: string): Promise<{ path: string; record: Record<string, unknown> } | null> {
   const root = join(storageDir(host), 'session')
   for (const project of await names(root)) {
     const p = join(root, project, `${sid}.json`)
@@ -122,8 +122,8 @@ export async function locateOpencode({ agent, home, env, others }: LocateInput):
       if (!file.endsWith('.json') || ++seen > MAX_SESSIONS) continue
       const s = await readRecord(join(root, project, file))
       const id = s && str(s.id)
-      if (!s || !id || !SAFE_NAME.test(id) || s.parentID || !cwds.includes(s.directory)) continue
-      const updated = Number(s.time?.updated ?? s.time?.created ?? 0)
+      if (!s || !id || !SAFE_NAME.test(id) || s.parentID || typeof s.directory !== 'string' || !cwds.includes(s.directory)) continue
+      const updated = Number(field(s.time, 'updated') ?? field(s.time, 'created') ?? 0)
       if (!best || updated > best.updated) best = { id, updated }
     }
   }

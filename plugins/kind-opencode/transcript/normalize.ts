@@ -10,6 +10,7 @@ import {
   compact,
   diffForEdit,
   diffForWrite,
+  field,
   isObj,
   oneLine,
   str,
@@ -37,11 +38,11 @@ export interface PartEntry {
 const iso = (ms: unknown) => (typeof ms === 'number' && Number.isFinite(ms) && ms > 0 ? new Date(ms).toISOString() : undefined)
 
 /** The entries a part can give now (finished pieces only), each with its emit-once key. */
-export function partEntries(msg: StoredMessage, part: Record<string, any>): PartEntry[] {
+export function partEntries(msg: StoredMessage, part: Record<string, unknown>): PartEntry[] {
   const id = str(part.id) ?? ''
-  const ts = iso(part.time?.start) ?? iso(part.state?.time?.start) ?? iso(msg.created)
+  const ts = iso(field(part.time, 'start')) ?? iso(field(field(part.state, 'time'), 'start')) ?? iso(msg.created)
   const base = (suffix = '') => compact({ id: id + suffix, ts }) as { id: string; ts?: string }
-  const finished = msg.completed || msg.role === 'user' || typeof part.time?.end === 'number'
+  const finished = msg.completed || msg.role === 'user' || typeof field(part.time, 'end') === 'number'
   switch (part.type) {
     case 'text': {
       const text = str(part.text) ?? ''
@@ -76,13 +77,15 @@ export function partEntries(msg: StoredMessage, part: Record<string, any>): Part
   }
 }
 
-function toolEntries(part: Record<string, any>, base: (suffix?: string) => { id: string; ts?: string }): PartEntry[] {
+function toolEntries(part: Record<string, unknown>, base: (suffix?: string) => { id: string; ts?: string }): PartEntry[] {
   const state = isObj(part.state) ? part.state : {}
   const status = str(state.status)
   if (status !== 'running' && status !== 'completed' && status !== 'error') return []
   const callId = str(part.callID) ?? str(part.id) ?? ''
+  // The store sets a string id on every part; String() is what the template did with anything else.
+  const partId = String(part.id)
   const out: PartEntry[] = [
-    { key: `${part.id}:call`, entry: { ...base(), role: 'assistant', kind: 'tool_call', tool: toolInfo(callId, str(part.tool) ?? '', state), parsed: true } },
+    { key: `${partId}:call`, entry: { ...base(), role: 'assistant', kind: 'tool_call', tool: toolInfo(callId, str(part.tool) ?? '', state), parsed: true } },
   ]
   if (status === 'completed' || status === 'error') {
     const raw = status === 'error' ? (str(state.error) ?? '') : (str(state.output) ?? '')
@@ -93,20 +96,22 @@ function toolEntries(part: Record<string, any>, base: (suffix?: string) => { id:
       result.output_summary = c.text
       if (c.cut) result.truncated = true
     }
-    const end = iso(state.time?.end)
-    out.push({ key: `${part.id}:result`, entry: { ...base('#result'), ...(end ? { ts: end } : {}), role: 'user', kind: 'tool_result', result, parsed: true } })
+    const end = iso(field(state.time, 'end'))
+    out.push({ key: `${partId}:result`, entry: { ...base('#result'), ...(end ? { ts: end } : {}), role: 'user', kind: 'tool_result', result, parsed: true } })
   }
   return out
 }
 
-function toolInfo(id: string, name: string, state: Record<string, any>): ToolInfo {
+function toolInfo(id: string, name: string, state: Record<string, unknown>): ToolInfo {
   const input = isObj(state.input) ? state.input : {}
   const tool: ToolInfo = { id, name, title: str(state.title)?.trim() || name }
   const file = str(input.filePath) ?? str(input.path)
-  if (name === 'bash' && str(input.command)) {
-    tool.command = input.command
-    tool.input_summary = oneLine(input.command, SUMMARY_CAP)
-    if (str(input.description)?.trim()) tool.subtitle = oneLine(input.description, 120)
+  const command = str(input.command)
+  if (name === 'bash' && command) {
+    tool.command = command
+    tool.input_summary = oneLine(command, SUMMARY_CAP)
+    const description = str(input.description)
+    if (description?.trim()) tool.subtitle = oneLine(description, 120)
     return tool
   }
   if (file) {

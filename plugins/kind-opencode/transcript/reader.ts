@@ -1,6 +1,6 @@
 /** The opencode transcript capability: its JSON store or its SQLite database, opened read-only and polled. */
 import { dirname } from 'node:path'
-import { SAFE_NAME, sessionValue, type TranscriptCapability } from '../../../lib/kit.ts'
+import { field, SAFE_NAME, sessionValue, type TranscriptCapability } from '../../../lib/kit.ts'
 import { currentDatabase, databaseReason, findSession, locateOpencode } from './locate.ts'
 import { openSession } from './store.ts'
 import { sessionUpdated, sqliteRecords } from './sqlite.ts'
@@ -20,7 +20,7 @@ export const opencodeTranscript: TranscriptCapability = {
     const db = await currentDatabase(host)
     if (db) return (await databaseReason(db)) ? undefined : sessionUpdated(db.path, sid).catch(() => undefined)
     const s = await findSession(host, sid)
-    const t = Number(s?.record.time?.updated)
+    const t = Number(field(s?.record.time, 'updated'))
     return Number.isFinite(t) && t > 0 ? t : undefined
   },
 }

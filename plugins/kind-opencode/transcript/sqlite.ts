@@ -39,7 +39,7 @@ export async function withDb<T>(path: string, fn: (db: SqliteDatabase) => T): Pr
   }
 }
 
-function parse(data: unknown): Record<string, any> | null {
+function parse(data: unknown): Record<string, unknown> | null {
   if (typeof data !== 'string' || data.length > MAX_RECORD) return null
   try {
     const o = JSON.parse(data)

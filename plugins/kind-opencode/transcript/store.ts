@@ -8,13 +8,13 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { isObj, SAFE_NAME, str, type Entry, type RawEntry, type TranscriptSource } from '../../../lib/kit.ts'
+import { field, isObj, SAFE_NAME, str, type Entry, type RawEntry, type TranscriptSource } from '../../../lib/kit.ts'
 import { partEntries, type StoredMessage } from './normalize.ts'
 
 /** A record file larger than this is not parsed (opencode's are a few KiB). */
 const MAX_RECORD = 8 << 20
 
-export async function readRecord(path: string): Promise<Record<string, any> | null> {
+export async function readRecord(path: string): Promise<Record<string, unknown> | null> {
   try {
     const st = await stat(path)
     if (!st.isFile() || st.size > MAX_RECORD) return null
@@ -41,9 +41,9 @@ async function ids(dir: string): Promise<string[]> {
 export interface SessionRecords {
   /** Message ids in creation order. */
   messages(): Promise<string[]>
-  message(id: string): Promise<Record<string, any> | null>
+  message(id: string): Promise<Record<string, unknown> | null>
   /** The message's parts in creation order; null for a part that could not be read yet. */
-  parts(messageId: string): Promise<(Record<string, any> | null)[]>
+  parts(messageId: string): Promise<(Record<string, unknown> | null)[]>
 }
 
 /** The JSON tree's records of one session. */
@@ -53,7 +53,7 @@ export function jsonRecords(storage: string, sessionId: string): SessionRecords 
     messages: () => ids(messageDir),
     message: (mid) => readRecord(join(messageDir, `${mid}.json`)),
     async parts(mid) {
-      const out: (Record<string, any> | null)[] = []
+      const out: (Record<string, unknown> | null)[] = []
       for (const pid of await ids(join(storage, 'part', mid))) {
         const part = await readRecord(join(storage, 'part', mid, `${pid}.json`))
         out.push(part && { ...part, id: str(part.id) ?? pid })
@@ -94,7 +94,13 @@ export class OpencodeSession implements TranscriptSource {
       if (this.settled.has(mid)) continue
       const m = await this.records.message(mid)
       if (!m || (m.role !== 'user' && m.role !== 'assistant')) continue
-      const msg: StoredMessage = { id: mid, role: m.role, created: m.time?.created, completed: typeof m.time?.completed === 'number' || !!m.error }
+      const created = field(m.time, 'created')
+      const msg: StoredMessage = {
+        id: mid,
+        role: m.role,
+        created: typeof created === 'number' ? created : undefined,
+        completed: typeof field(m.time, 'completed') === 'number' || !!m.error,
+      }
       let open = !msg.completed && msg.role === 'assistant'
       for (const part of await this.records.parts(mid)) {
         if (!part) {
@@ -107,7 +113,7 @@ export class OpencodeSession implements TranscriptSource {
           this.emitted.add(key)
           this.log.push(entry)
         }
-        if (part.type === 'tool' && part.state?.status !== 'completed' && part.state?.status !== 'error') open = true
+        if (part.type === 'tool' && field(part.state, 'status') !== 'completed' && field(part.state, 'status') !== 'error') open = true
       }
       if (!open) this.settled.add(mid)
     }
