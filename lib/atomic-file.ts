@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync, renameSync, mkdirSync, rmSync, fsyncSync, openSync, closeSync, readdirSync, lstatSync, unlinkSync } from 'node:fs'
 import { dirname, basename, join } from 'node:path'
 import { randomBytes } from 'node:crypto'
+import { errField } from './error-fields.ts'
 
 /**
  * The file-system calls behind atomic writes. Fault tests swap `write` to simulate a full or
@@ -106,13 +107,13 @@ export function readJsonFile<T>(path: string, what: string): T | null {
   let text: string
   try {
     text = readFileSync(path, 'utf8')
-  } catch (err: any) {
-    if (err?.code === 'ENOENT') return null
-    throw new CorruptFileError(`cannot read ${what} ${path}: ${err?.message ?? err}`)
+  } catch (err) {
+    if (errField(err, 'code') === 'ENOENT') return null
+    throw new CorruptFileError(`cannot read ${what} ${path}: ${String(errField(err, 'message') ?? err)}`)
   }
   try {
     return JSON.parse(text) as T
-  } catch (err: any) {
-    throw new CorruptFileError(`${what} ${path} is not valid JSON (${err.message}); fix or move it away, it was left untouched`)
+  } catch (err) {
+    throw new CorruptFileError(`${what} ${path} is not valid JSON (${String(errField(err, 'message'))}); fix or move it away, it was left untouched`)
   }
 }

@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici'
 import { readCapped } from '../capped-read.ts'
 import { termSafe } from '../strings.ts'
+import { errField } from '../error-fields.ts'
 
 /**
  * One POST with a per-try timeout and bounded retries, for the HTTP channels (Web Push, ntfy,
@@ -55,9 +56,12 @@ export async function postWithRetry(url: string, opts: PostOptions): Promise<Pos
         ...(Number.isFinite(retryAfter) && retryAfter >= 0 ? { retryAfterMs: retryAfter * 1000 } : {}),
       }
       if (res.statusCode < 500 && !(opts.retryOn ?? []).includes(res.statusCode)) return last
-    } catch (err: any) {
+    } catch (err) {
+      const name = errField(err, 'name')
       const why =
-        err?.name === 'TimeoutError' || err?.name === 'AbortError' ? `no answer within ${timeoutMs / 1000} s` : String(err?.cause?.code ?? err?.code ?? err?.message ?? err)
+        name === 'TimeoutError' || name === 'AbortError'
+          ? `no answer within ${timeoutMs / 1000} s`
+          : String(errField(errField(err, 'cause'), 'code') ?? errField(err, 'code') ?? errField(err, 'message') ?? err)
       last = { ok: false, error: why, tries: attempt + 1 }
     }
   }

@@ -5,6 +5,7 @@ import { createRequire } from 'node:module'
 import type { Credential } from 'firebase-admin/app'
 import { readCapped } from '../../lib/capped-read.ts'
 import type { PushConfig } from '../../core/config.ts'
+import { errField } from '../../lib/error-fields.ts'
 
 /**
  * Push credentials in Google's application-default search order (as the README's Alerts section
@@ -71,17 +72,18 @@ function readCredentialFile(path: string): Record<string, unknown> | null {
     const st = statSync(path)
     if (!st.isFile()) throw new CredentialError(`push credentials ${path} is not a regular file`)
     size = st.size
-  } catch (err: any) {
+  } catch (err) {
     if (err instanceof CredentialError) throw err
-    if (err?.code === 'ENOENT' || err?.code === 'ENOTDIR') return null
-    throw new CredentialError(`cannot read push credentials ${path}: ${err?.code ?? err?.message ?? err}`)
+    const code = errField(err, 'code')
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null
+    throw new CredentialError(`cannot read push credentials ${path}: ${String(code ?? errField(err, 'message') ?? err)}`)
   }
   if (size > MAX_CREDENTIAL_FILE) throw new CredentialError(`push credentials ${path} is over ${MAX_CREDENTIAL_FILE} bytes; not a credential file`)
   let parsed: unknown
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'))
-  } catch (err: any) {
-    throw new CredentialError(`push credentials ${path} is not valid JSON (${err?.message ?? err})`)
+  } catch (err) {
+    throw new CredentialError(`push credentials ${path} is not valid JSON (${String(errField(err, 'message') ?? err)})`)
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new CredentialError(`push credentials ${path} is not a JSON object`)
   return parsed as Record<string, unknown>

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { Agent } from 'node:http'
 import { initializeApp, deleteApp, type App, type Credential } from 'firebase-admin/app'
 import { getMessaging, type Message } from 'firebase-admin/messaging'
+import { errField } from '../../lib/error-fields.ts'
 
 /**
  * Delivery through firebase-admin's FCM HTTP v1 API, one message per request (`send`), so no
@@ -52,9 +53,10 @@ export function createFcmSender(opts: FcmSenderOptions): PushSender {
         try {
           const id = await messaging.send(message, o.dryRun)
           return { ok: true, id }
-        } catch (err: any) {
-          const code = String(err?.code ?? err?.errorInfo?.code ?? 'unknown')
-          const msg = String(err?.message ?? err).split('\n')[0]
+        } catch (err) {
+          // eslint-disable-next-line @typescript-eslint/no-base-to-string -- firebase's codes are strings; anything else reads as String() shows it
+          const code = String(errField(err, 'code') ?? errField(errField(err, 'errorInfo'), 'code') ?? 'unknown')
+          const msg = String(errField(err, 'message') ?? err).split('\n')[0]
           if (TRANSIENT.has(code) && attempt < backoff.length) {
             await new Promise((r) => setTimeout(r, backoff[attempt]))
             continue
