@@ -1,5 +1,5 @@
 import type { ConsolaInstance } from 'consola'
-import type { Bus } from '../core/bus.ts'
+import { payloadText, type Bus } from '../core/bus.ts'
 import type { Herdr } from '../core/herdr/index.ts'
 import { herdrConfigDir, sessionSocketPath } from '../core/herdr/discovery.ts'
 import { newerThanTested } from '../core/herdr/server-version.ts'
@@ -49,12 +49,12 @@ export function watchHerdr(o: WatchOptions): () => void {
     name: 'serve-herdr-lines',
     deliver(ev) {
       if (ev.source !== 'bridge') return
-      const session = String(ev.payload?.session ?? 'default')
+      const session = payloadText(ev, 'session', 'default')
       if (ev.type === 'multiplexer_connected' && !found.has(session)) {
         found.add(session)
-        void describe(session, String(ev.payload?.socket ?? o.herdr.socketPath(session)))
+        void describe(session, payloadText(ev, 'socket', o.herdr.socketPath(session)))
       } else if (ev.type === 'multiplexer_disconnected' && found.delete(session)) {
-        o.log.warn(`herdr session ${session} lost: ${ev.payload?.reason ?? 'disconnected'}`)
+        o.log.warn(`herdr session ${session} lost: ${payloadText(ev, 'reason', 'disconnected')}`)
       }
     },
   })

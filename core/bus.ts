@@ -1,9 +1,8 @@
 /** The in-process event bus: one seq for the process, a bounded queue per subscriber. */
 
-// Payloads are whatever the publisher passed (herdr's event data, the bridge's own records); the
-// subscribers read the fields of the event types they filter on, so the default stays open.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- untyped payload by default: no per-type payload map yet
-export interface BusEvent<P = any> {
+// Payloads are whatever the publisher passed (herdr's event data, the bridge's own records):
+// a subscriber reads the fields of the event types it filters on, each as unknown until checked.
+export interface BusEvent<P = Record<string, unknown>> {
   source: 'multiplexer' | 'bridge'
   type: string
   seq: number
@@ -15,6 +14,12 @@ export interface BusEvent<P = any> {
    * so the client stream stays gap-free without it.
    */
   internal?: true
+}
+
+/** A payload field as text (an id, a status, a reason), or the fallback when it is absent or not a string or number. */
+export function payloadText(ev: BusEvent, key: string, fallback: string): string {
+  const v = ev.payload?.[key]
+  return typeof v === 'string' || typeof v === 'number' ? String(v) : fallback
 }
 
 /**
@@ -88,7 +93,7 @@ export function createBus(opts: { now?: () => number; onError?: (err: unknown, s
 
   return {
     publish(source, type, payload, how) {
-      const ev: BusEvent = how?.internal ? { source, type, seq, ts: now(), payload, internal: true } : { source, type, seq: ++seq, ts: now(), payload }
+      const ev: BusEvent<typeof payload> = how?.internal ? { source, type, seq, ts: now(), payload, internal: true } : { source, type, seq: ++seq, ts: now(), payload }
       for (const slot of subs) {
         if (slot.queue.length >= (slot.sub.limit ?? 1024)) {
           if (slot.sub.lag === 'drop-oldest') {
@@ -103,7 +108,7 @@ export function createBus(opts: { now?: () => number; onError?: (err: unknown, s
             continue
           }
         }
-        slot.queue.push(ev)
+        slot.queue.push(ev as BusEvent) // a subscriber reads any publisher's payload as fields to check
       }
       // Queue for everyone before delivering to anyone: a handler that publishes re-entrantly
       // must not get its event to a later subscriber ahead of this one.

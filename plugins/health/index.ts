@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
+import { payloadText } from '../../core/bus.ts'
 import { json } from '../../core/respond.ts'
 import { status, type HealthState } from './status.ts'
 import { notReadyReason, readinessProbe } from './ready.ts'
@@ -24,7 +25,7 @@ export default defineBridgePlugin({
     {
       source: 'bridge',
       type: ['multiplexer_connected', 'multiplexer_disconnected'],
-      handler: (ev, { state }) => void state.sessions.set(String(ev.payload?.session ?? 'default'), ev.type === 'multiplexer_connected' ? 'connected' : 'disconnected'),
+      handler: (ev, { state }) => void state.sessions.set(payloadText(ev, 'session', 'default'), ev.type === 'multiplexer_connected' ? 'connected' : 'disconnected'),
     },
   ],
   routes: [

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { PluginContext } from '../../core/plugin.ts'
-import type { BusEvent } from '../../core/bus.ts'
+import { payloadText, type BusEvent } from '../../core/bus.ts'
 import type { AgentInfo } from '../../core/herdr/index.ts'
 import { isDefaultSession, qualifyId, splitId } from '../../core/herdr/index.ts'
 import { readCard } from '../../core/card.ts'
@@ -231,7 +231,7 @@ export function createPushService(ctx: PluginContext, mutes: MuteStore): PushSer
     // Events wait for the baseline so a start-up state is never mistaken for a transition.
     pending = pending.then(async () => {
       await baselined
-      if (ev.type === 'pane_agent_status_changed') act(pane, transitions.status(pane, String(ev.payload.agent_status ?? 'unknown')))
+      if (ev.type === 'pane_agent_status_changed') act(pane, transitions.status(pane, payloadText(ev, 'agent_status', 'unknown')))
       else act(pane, transitions.closed(pane))
     })
   }
