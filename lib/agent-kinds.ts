@@ -161,14 +161,16 @@ export function createAgentKindRegistry(): AgentKindRegistry {
       let entry = kinds.get(norm(def.kind))
       if (!entry) kinds.set(norm(def.kind), (entry = { def: { kind: norm(def.kind) }, owners: new Map() }))
       for (const key of Object.keys(def)) {
-        if (key === 'kind' || (def as any)[key] === undefined) continue
+        const value: unknown = (def as unknown as Record<string, unknown>)[key]
+        if (key === 'kind' || value === undefined) continue
         if (!CAPABILITIES.includes(key as KindCapability)) {
           throw new Error(`agent kind ${def.kind} (plugin ${owner}): unknown capability ${key}; want one of ${CAPABILITIES.join(', ')}`)
         }
         const prev = entry.owners.get(key)
         if (prev) throw new Error(`agent kind ${def.kind}: ${key} is contributed by both plugin ${prev} and plugin ${owner}`)
         entry.owners.set(key, owner)
-        ;(entry.def as any)[key] = (def as any)[key]
+        // The key is one of CAPABILITIES (checked above): the same field of the same type on both.
+        ;(entry.def as unknown as Record<string, unknown>)[key] = value
       }
     },
     list: () => [...kinds.values()].map((k) => k.def),

@@ -42,8 +42,10 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
 export function mapUsage(reply: unknown, subscriptionType: string): Record<string, unknown> {
   const out: Record<string, unknown> = { available: false, subscription_type: subscriptionType }
   if (!reply || typeof reply !== 'object') return out
-  for (const [k, w] of Object.entries(reply as Record<string, any>)) {
-    if (!w || typeof w !== 'object' || typeof w.utilization !== 'number') continue
+  for (const [k, raw] of Object.entries(reply)) {
+    if (!raw || typeof raw !== 'object') continue
+    const w = raw as Record<string, unknown>
+    if (typeof w.utilization !== 'number') continue
     const win: Record<string, unknown> = { utilization: w.utilization }
     if (typeof w.resets_at === 'string') win.resets_at = w.resets_at
     out[k] = win

@@ -25,10 +25,12 @@ const KEY = 'webpush-subscriptions.json'
 
 export async function createSubscriptionStore(storage: Storage): Promise<SubscriptionStore> {
   const raw = (await readJson<unknown>(storage, KEY, 'web push subscriptions')) ?? []
-  let subs: WebPushSubscription[] = (Array.isArray(raw) ? raw : []).filter(
-    (s: any): s is WebPushSubscription =>
-      s && typeof s.device === 'string' && typeof s.endpoint === 'string' && typeof s.keys?.p256dh === 'string' && typeof s.keys?.auth === 'string',
-  )
+  let subs: WebPushSubscription[] = (Array.isArray(raw) ? raw : []).filter((s: unknown): s is WebPushSubscription => {
+    if (!s || typeof s !== 'object') return false
+    const o = s as Record<string, unknown>
+    const keys = o.keys && typeof o.keys === 'object' ? (o.keys as Record<string, unknown>) : {}
+    return typeof o.device === 'string' && typeof o.endpoint === 'string' && typeof keys.p256dh === 'string' && typeof keys.auth === 'string'
+  })
   let writing: Promise<unknown> = Promise.resolve()
   /**
    * Each change is computed from the list the previous change left, inside one serialized chain,
