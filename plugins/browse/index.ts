@@ -1,3 +1,4 @@
+import type { SessionSnapshot } from '../../lib/herdr/api.ts'
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute, type PluginContext } from '../../core/plugin.ts'
 import { qualifyId } from '../../core/herdr/index.ts'
@@ -19,14 +20,14 @@ interface Space {
 async function openSpaces(ctx: PluginContext): Promise<Space[]> {
   const out: Space[] = []
   const results = await Promise.allSettled(
-    ctx.herdr.sessions().map(async (s) => ({ s, r: await ctx.herdr.call<{ snapshot: any }>(s, 'session.snapshot', {}, { timeoutMs: 3000 }) })),
+    ctx.herdr.sessions().map(async (s) => ({ s, r: await ctx.herdr.call<{ snapshot?: Partial<SessionSnapshot> } | null>(s, 'session.snapshot', {}, { timeoutMs: 3000 }) })),
   )
   for (const res of results) {
     if (res.status !== 'fulfilled') continue
     const { s, r } = res.value
-    const snap = r?.snapshot ?? {}
+    const snap: Partial<SessionSnapshot> = r?.snapshot ?? {}
     for (const w of snap.workspaces ?? []) {
-      const dir = w.worktree?.checkout_path || (snap.panes ?? []).find((p: any) => p.workspace_id === w.workspace_id && p.cwd)?.cwd
+      const dir = w.worktree?.checkout_path || (snap.panes ?? []).find((p) => p.workspace_id === w.workspace_id && p.cwd)?.cwd
       if (typeof dir === 'string' && dir) out.push({ dir, workspaceId: qualifyId(s, w.workspace_id) })
     }
   }

@@ -1,3 +1,4 @@
+import type { PaneProcessInfo } from '../../lib/herdr/api.ts'
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute, type PluginContext } from '../../core/plugin.ts'
 import { fail } from '../../core/respond.ts'
@@ -28,8 +29,8 @@ interface PaneFacts {
   atPrompt: boolean
 }
 
-function factsOf(info: any, agentCwd: string | undefined, paneCwd: string | undefined): PaneFacts {
-  const fg = (info.foreground_processes ?? []) as { pid: number; cwd?: string }[]
+function factsOf(info: Partial<PaneProcessInfo>, agentCwd: string | undefined, paneCwd: string | undefined): PaneFacts {
+  const fg = info.foreground_processes ?? []
   const leader = fg.find((p) => p.pid === info.foreground_process_group_id)
   const cwd = agentCwd || leader?.cwd || fg.find((p) => p.cwd)?.cwd || paneCwd || ''
   return { cwd, atPrompt: typeof info.shell_pid === 'number' && info.shell_pid === info.foreground_process_group_id }
@@ -47,9 +48,9 @@ async function compute(ctx: PluginContext, hub: RelayHub, paneId: string, host: 
     if (err instanceof HerdrError && err.notFound) fail(404, `no such pane: ${paneId}`)
     throw err
   })
-  let info: any
+  let info: Partial<PaneProcessInfo>
   try {
-    info = (await ctx.herdr.call<{ process_info: any }>(ref.session, 'pane.process_info', { pane_id: ref.id })).process_info ?? {}
+    info = (await ctx.herdr.call<{ process_info?: PaneProcessInfo }>(ref.session, 'pane.process_info', { pane_id: ref.id })).process_info ?? {}
   } catch (err) {
     if (err instanceof HerdrError && err.notFound) fail(404, `no such pane: ${paneId}`)
     throw err
