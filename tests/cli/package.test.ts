@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { cpSync, existsSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { execa } from 'execa'
 import { pathToFileURL } from 'node:url'
 import { normalizeClaudeLine } from '../../plugins/kind-claude/transcript/normalize.ts'
 import { createServer, type Server } from 'node:net'
 import { REPO_ROOT } from '../harness/bridge.ts'
+import { copySources, expectWebClient } from '../harness/as-installed.ts'
 import { cli, expectOneLineError, sandbox, startDaemon, type Daemon } from './helpers.ts'
 
 // Each CLI call is a new node process: on a loaded 2-core machine one can take seconds.
@@ -33,15 +34,7 @@ const npmEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k
 const npm = (args: string[], cwd: string) => execa('npm', args, { cwd, env: npmEnv, extendEnv: false, reject: false, timeout: 600_000 })
 
 beforeAll(async () => {
-  const skip = new Set(['node_modules', '.git', 'dist', '.bench-tmp'])
-  cpSync(REPO_ROOT, src, {
-    recursive: true,
-    filter: (from) => {
-      const rel = relative(REPO_ROOT, from)
-      return !rel.split('/').some((p) => skip.has(p))
-    },
-  })
-  symlinkSync(join(REPO_ROOT, 'node_modules'), join(src, 'node_modules'))
+  copySources(src)
   const packed = await npm(['pack', '--json', '--pack-destination', box.root], src)
   expect(packed.exitCode, String(packed.stderr)).toBe(0)
   const info = JSON.parse(String(packed.stdout).slice(String(packed.stdout).indexOf('[')))
@@ -78,17 +71,7 @@ describe('the installed package', () => {
   })
 
   it('answers /healthz and serves the web client at /', async () => {
-    const h = await fetch(`${daemon.url}/healthz`)
-    expect(h.status).toBe(200)
-    expect(await h.json()).toEqual({ ok: true })
-    const page = await fetch(`${daemon.url}/`)
-    expect(page.status).toBe(200)
-    const html = await page.text()
-    const script = /<script type="module"[^>]* src="(\/assets\/[^"]+\.js)"/.exec(html)
-    expect(script, html.slice(0, 400)).not.toBeNull()
-    const asset = await fetch(`${daemon.url}${script![1]}`)
-    expect(asset.status).toBe(200)
-    expect(asset.headers.get('content-type')).toBe('text/javascript; charset=utf-8')
+    await expectWebClient(daemon.url)
   })
 
   it("counts a transcript in the bundle's worker thread with the kind's bundled counter, as normalize does", async () => {

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { cpSync, existsSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { cpSync, existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { join } from 'node:path'
 import { execa } from 'execa'
 import { REPO_ROOT } from '../harness/bridge.ts'
+import { copySources, expectWebClient } from '../harness/as-installed.ts'
 import { cli, sandbox, startDaemon, type Daemon } from './helpers.ts'
 
 // Building the executable copies node (~100 MB) and injects the bundle: tens of seconds under load.
@@ -21,15 +22,7 @@ const exe = join(box.root, 'bin', 'bridge')
 let daemon: Daemon
 
 beforeAll(async () => {
-  const skip = new Set(['node_modules', '.git', 'dist', '.bench-tmp'])
-  cpSync(REPO_ROOT, src, {
-    recursive: true,
-    filter: (from) =>
-      !relative(REPO_ROOT, from)
-        .split('/')
-        .some((p) => skip.has(p)),
-  })
-  symlinkSync(join(REPO_ROOT, 'node_modules'), join(src, 'node_modules'))
+  copySources(src)
   const built = await execa(process.execPath, ['scripts/sea.mjs'], { cwd: src, reject: false, timeout: 600_000 })
   expect(built.exitCode, `${built.stdout}\n${built.stderr}`).toBe(0)
   cpSync(join(src, 'dist/sea/bridge'), exe)
@@ -57,17 +50,7 @@ describe('the single executable (linux-x64)', () => {
   })
 
   it('answers /healthz and serves the web client it carries', async () => {
-    const h = await fetch(`${daemon.url}/healthz`)
-    expect(h.status).toBe(200)
-    expect(await h.json()).toEqual({ ok: true })
-    const page = await fetch(`${daemon.url}/`)
-    expect(page.status).toBe(200)
-    const html = await page.text()
-    const script = /<script type="module"[^>]* src="(\/assets\/[^"]+\.js)"/.exec(html)
-    expect(script, html.slice(0, 400)).not.toBeNull()
-    const asset = await fetch(`${daemon.url}${script![1]}`)
-    expect(asset.status).toBe(200)
-    expect(asset.headers.get('content-type')).toBe('text/javascript; charset=utf-8')
+    await expectWebClient(daemon.url)
     // Taken out of the executable into the user's cache folder, once per web client build.
     const cache = join(box.env.XDG_CACHE_HOME ?? join(box.home, '.cache'), 'herdr-bridge')
     expect(existsSync(cache)).toBe(true)
