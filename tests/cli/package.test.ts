@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url'
 import { normalizeClaudeLine } from '../../plugins/kind-claude/transcript/normalize.ts'
 import { createServer, type Server } from 'node:net'
 import { REPO_ROOT } from '../harness/bridge.ts'
-import { copySources, expectWebClient } from '../harness/as-installed.ts'
+import { copySources, expectWebClient, npm, pack } from '../harness/as-installed.ts'
 import { cli, expectOneLineError, sandbox, startDaemon, type Daemon } from './helpers.ts'
 
 // Each CLI call is a new node process: on a loaded 2-core machine one can take seconds.
@@ -29,18 +29,10 @@ let tarball: string
 let files: string[]
 let daemon: Daemon
 
-// npm run under `npm test` passes its own npm_* settings down; the inner npm gets none of them.
-const npmEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')))
-const npm = (args: string[], cwd: string) => execa('npm', args, { cwd, env: npmEnv, extendEnv: false, reject: false, timeout: 600_000 })
-
 beforeAll(async () => {
   copySources(src)
-  const packed = await npm(['pack', '--json', '--pack-destination', box.root], src)
-  expect(packed.exitCode, String(packed.stderr)).toBe(0)
-  const info = JSON.parse(String(packed.stdout).slice(String(packed.stdout).indexOf('[')))
-  tarball = join(box.root, info[0].filename)
-  files = info[0].files.map((f: { path: string }) => f.path)
-  const installed = await npm(['install', '-g', '--prefix', prefix, tarball, '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], box.root)
+  ;({ tarball, files } = await pack(src, box.root, 600_000))
+  const installed = await npm(['install', '-g', '--prefix', prefix, tarball, '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], box.root, 600_000)
   expect(installed.exitCode, String(installed.stderr)).toBe(0)
   daemon = await startDaemon({ ...box.env, PATH: `${join(prefix, 'bin')}:${process.env.PATH}` }, ['--dir', box.dataDir], bin)
 }, 900_000)

@@ -4,11 +4,12 @@
  * loaded by the config its README shows through `bridge serve --config`, against the simulator.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { REPO_ROOT } from '../harness/bridge.ts'
+import { installExample } from '../harness/as-installed.ts'
 import { startSim, type Sim } from '../harness/sim.ts'
 import { reportBusyAgent } from '../harness/busy-agent.ts'
 import { connect } from '../transcript/ws-client.ts'
@@ -18,18 +19,6 @@ import { startServe, type Served } from './serve-process.ts'
 
 const BIN = join(REPO_ROOT, 'cli/bin.mjs')
 const SID = '8f2c1a90-5b7e-4d2a-9c11-3e4f5a6b7c8d'
-
-const EXAMPLE = join(REPO_ROOT, 'examples/agent-kind-gemini')
-// npm run under `npm test` passes its own npm_* settings down; the inner npm gets none of them.
-const npmEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')))
-const npm = (args: string[], cwd: string) => execa('npm', args, { cwd, env: npmEnv, extendEnv: false, reject: false, timeout: 120_000 })
-
-/** The README's config: its one ```ts block, taken as the user would copy it. */
-function readmeConfig(): string {
-  const m = /```ts\n([\s\S]*?)```/.exec(readFileSync(join(EXAMPLE, 'README.md'), 'utf8'))
-  if (!m) throw new Error('examples/agent-kind-gemini/README.md shows no ```ts config')
-  return m[1]
-}
 
 const meta = JSON.stringify({ sessionId: SID, projectHash: 'abc', startTime: '2025-10-01T09:00:00.000Z', lastUpdated: '2025-10-01T09:00:00.000Z', kind: 'main' })
 const user = (id: string, text: string, ts: string) => JSON.stringify({ id, timestamp: ts, type: 'user', content: [{ text }] })
@@ -107,22 +96,8 @@ describe('an out-of-tree kind loaded with bridge serve --config', () => {
     work = mkdtempSync(join(tmpdir(), 'kind-gemini-'))
     const home = join(work, 'home')
     mkdirSync(home, { recursive: true })
-    // The package as published: packed from a copy (nothing is written into the repo), then
-    // installed from the tarball into a user's project. Its peer herdr-bridge is linked in after,
-    // as `npm link herdr-bridge` would; --legacy-peer-deps keeps npm from fetching it.
-    const src = join(work, 'src')
-    cpSync(EXAMPLE, src, { recursive: true })
-    const packed = await npm(['pack', '--json', '--pack-destination', work], src)
-    expect(packed.exitCode, String(packed.stderr)).toBe(0)
-    const tarball = join(work, JSON.parse(String(packed.stdout).slice(String(packed.stdout).indexOf('[')))[0].filename)
-    project = join(work, 'project')
-    mkdirSync(project)
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'my-bridge', private: true, type: 'module' }))
-    const installed = await npm(['install', '--legacy-peer-deps', '--offline', '--no-audit', '--no-fund', tarball], project)
-    expect(installed.exitCode, String(installed.stderr)).toBe(0)
-    expect(readdirSync(join(project, 'node_modules', 'herdr-bridge-kind-gemini')).sort()).toEqual(['README.md', 'index.ts', 'package.json', 'screen.ts', 'transcript.ts'])
-    symlinkSync(REPO_ROOT, join(project, 'node_modules', 'herdr-bridge'), 'dir')
-    writeFileSync(join(project, 'bridge.config.ts'), readmeConfig())
+    // The package as published, installed into a user's project with the bridge linked in.
+    project = await installExample('agent-kind-gemini', work, ['README.md', 'index.ts', 'package.json', 'screen.ts', 'transcript.ts'])
 
     cwd = join(home, 'proj')
     mkdirSync(cwd, { recursive: true })

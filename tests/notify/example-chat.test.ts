@@ -5,25 +5,14 @@
  * It then shows wherever the bridge lists channels, and its own config.json section is checked.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
-import { REPO_ROOT } from '../harness/bridge.ts'
+import { installExample } from '../harness/as-installed.ts'
 import { startServe, type Served } from '../kinds/serve-process.ts'
 import { freePort } from '../harness/serve.ts'
 import { startStandIn, type StandIn } from './stand-in.ts'
-
-const EXAMPLE = join(REPO_ROOT, 'examples/notifier-chat')
-const npmEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')))
-const npm = (args: string[], cwd: string) => execa('npm', args, { cwd, env: npmEnv, extendEnv: false, reject: false, timeout: 120_000 })
-
-/** The README's config: its one ```ts block, taken as the user would copy it. */
-function readmeConfig(): string {
-  const m = /```ts\n([\s\S]*?)```/.exec(readFileSync(join(EXAMPLE, 'README.md'), 'utf8'))
-  if (!m) throw new Error('examples/notifier-chat/README.md shows no ```ts config')
-  return m[1]
-}
 
 describe('a third-party notification channel loaded with bridge serve --config', () => {
   let work: string
@@ -35,20 +24,7 @@ describe('a third-party notification channel loaded with bridge serve --config',
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'notifier-chat-'))
-    const src = join(work, 'src')
-    cpSync(EXAMPLE, src, { recursive: true })
-    const packed = await npm(['pack', '--json', '--pack-destination', work], src)
-    expect(packed.exitCode, String(packed.stderr)).toBe(0)
-    const tarball = join(work, JSON.parse(String(packed.stdout).slice(String(packed.stdout).indexOf('[')))[0].filename)
-    project = join(work, 'project')
-    mkdirSync(project)
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'my-bridge', private: true, type: 'module' }))
-    const installed = await npm(['install', '--legacy-peer-deps', '--offline', '--no-audit', '--no-fund', tarball], project)
-    expect(installed.exitCode, String(installed.stderr)).toBe(0)
-    expect(readdirSync(join(project, 'node_modules', 'herdr-bridge-notifier-chat')).sort()).toEqual(['README.md', 'index.ts', 'package.json'])
-    symlinkSync(REPO_ROOT, join(project, 'node_modules', 'herdr-bridge'), 'dir')
-    symlinkSync(join(REPO_ROOT, 'node_modules', 'valibot'), join(project, 'node_modules', 'valibot'), 'dir')
-    writeFileSync(join(project, 'bridge.config.ts'), readmeConfig())
+    project = await installExample('notifier-chat', work, ['README.md', 'index.ts', 'package.json'], ['valibot'])
 
     room = await startStandIn()
     room.answer('/hooks/room', 200)
