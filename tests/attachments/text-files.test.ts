@@ -1,33 +1,13 @@
 // POST /file takes text files (valid UTF-8 up to the cap, no NUL byte) besides pdf, docx and pptx,
 // stored the same way; the extension comes from ?name= when it is short and plain.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest'
+import { describe, it, expect } from 'vitest'
 import { readFileSync, readdirSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { startStack, type Stack } from '../harness/stack.ts'
-import { makeRepo, type Repo } from '../diff/repo.ts'
-import { agentPane } from '../diff/panes.ts'
+import { useUploadPane } from '../harness/upload-pane.ts'
 
-let stack: Stack
-let repo: Repo
-let pane: string
-
-beforeAll(async () => {
-  stack = await startStack()
-  repo = makeRepo({ files: { 'README.md': 'hi\n' } })
-  ;({ pane } = await agentPane(stack, repo.dir))
-})
-afterAll(async () => {
-  await stack?.close()
-  repo?.cleanup()
-})
-
-const post = (bytes: Buffer, name?: string) =>
-  stack.bridge.request(`/file?pane=${encodeURIComponent(pane)}${name === undefined ? '' : `&name=${encodeURIComponent(name)}`}`, {
-    method: 'POST',
-    body: bytes as unknown as BodyInit,
-    headers: { 'content-type': 'application/octet-stream' },
-  })
-const files = () => (existsSync(join(repo.dir, '.herdr-bridge', 'files')) ? readdirSync(join(repo.dir, '.herdr-bridge', 'files')).filter((n) => !n.startsWith('.')) : [])
+const at = useUploadPane()
+const post = (bytes: Buffer, name?: string) => at.upload('/file', bytes, { name })
+const files = () => (existsSync(join(at.repo.dir, '.herdr-bridge', 'files')) ? readdirSync(join(at.repo.dir, '.herdr-bridge', 'files')).filter((n) => !n.startsWith('.')) : [])
 
 async function stored(bytes: Buffer, name: string | undefined, ext: string, type: string) {
   const res = await post(bytes, name)
@@ -35,7 +15,7 @@ async function stored(bytes: Buffer, name: string | undefined, ext: string, type
   expect([name, res.status, res.status === 200 ? '' : raw]).toEqual([name, 200, ''])
   const body = JSON.parse(raw)
   expect(body.relative_path).toMatch(new RegExp(`^\\.herdr-bridge/files/\\d{8}-\\d{6}-[0-9a-f]{8}\\.${ext}$`))
-  expect(body).toEqual({ path: join(repo.dir, body.relative_path), relative_path: body.relative_path, content_type: type, bytes: bytes.length })
+  expect(body).toEqual({ path: join(at.repo.dir, body.relative_path), relative_path: body.relative_path, content_type: type, bytes: bytes.length })
   expect(readFileSync(body.path).equals(bytes)).toBe(true)
 }
 
@@ -51,7 +31,7 @@ describe('POST /file with text', () => {
     await stored(Buffer.from('x\n'), '../../etc/passwd', 'txt', 'text/plain; charset=utf-8')
     await stored(Buffer.from('y\n'), 'archive.tar.verylongextension', 'txt', 'text/plain; charset=utf-8')
     await stored(Buffer.from('z\n'), 'a.b/c', 'txt', 'text/plain; charset=utf-8')
-    expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe('')
+    expect(at.repo.git('status', '--porcelain', '--untracked-files=all')).toBe('')
   })
 
   it('refuses a NUL byte anywhere, invalid UTF-8 and a cut character at the end, in words', async () => {

@@ -1,29 +1,15 @@
 // POST /image and POST /file with random bytes, cut and damaged real files: only 200/400/413/415,
 // every 200 leaves exactly its one file (extension matching the bytes), no temp file ever stays.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest'
+import { describe, it, expect } from 'vitest'
 import fc from 'fast-check'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
-import { startStack, type Stack } from '../harness/stack.ts'
-import { makeRepo, type Repo } from '../diff/repo.ts'
-import { agentPane } from '../diff/panes.ts'
+import { useUploadPane } from '../harness/upload-pane.ts'
 import { PNG, JPEG, GIF, WEBP, PDF, DOC, DOCX, PPTX, XLSX, PLAIN_ZIP } from '../attachments/samples.ts'
 import { bounded } from './util.ts'
 import { asZip64, truncatedDirectory, withEocd, zip64Bomb } from '../security/zip-craft.ts'
 
-let stack: Stack
-let repo: Repo
-let pane: string
-
-beforeAll(async () => {
-  stack = await startStack()
-  repo = makeRepo({ files: { 'README.md': 'hi\n' } })
-  ;({ pane } = await agentPane(stack, repo.dir))
-}, 60_000)
-afterAll(async () => {
-  await stack?.close()
-  repo?.cleanup()
-})
+const at = useUploadPane(60_000)
 
 const SAMPLES = [PNG, JPEG, GIF, WEBP, PDF, DOC, DOCX, PPTX, XLSX, PLAIN_ZIP]
 
@@ -63,7 +49,7 @@ const TYPES: Record<string, string> = {
   pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
 }
 
-const dropDir = (kind: string) => join(repo.dir, '.herdr-bridge', kind)
+const dropDir = (kind: string) => join(at.repo.dir, '.herdr-bridge', kind)
 const listing = (kind: string) => (existsSync(dropDir(kind)) ? readdirSync(dropDir(kind)) : [])
 
 describe('attachment sniffing (property)', () => {
@@ -73,16 +59,7 @@ describe('attachment sniffing (property)', () => {
       fc.asyncProperty(fc.constantFrom('/image', '/file'), body, async (route, bytes) => {
         const kind = route === '/image' ? 'images' : 'files'
         const before = new Set(listing(kind))
-        const r = await bounded(
-          (signal) =>
-            stack.bridge.request(`${route}?pane=${encodeURIComponent(pane)}`, {
-              method: 'POST',
-              body: bytes as unknown as BodyInit,
-              headers: { 'content-type': 'application/octet-stream' },
-              signal,
-            }),
-          15_000,
-        )
+        const r = await bounded((signal) => at.upload(route, bytes, { signal }), 15_000)
         const tag = `${route} ${bytes.subarray(0, 16).toString('hex')}… (${bytes.length} bytes)`
         expect([tag, [200, 400, 415].includes(r.status)]).toEqual([tag, true])
         expect(r.body).not.toMatch(/\n\s+at /)
@@ -129,11 +106,7 @@ describe('attachment sniffing (property)', () => {
       ['/file', PNG, 415],
     ]
     for (const [route, bytes, status] of want) {
-      const res = await stack.bridge.request(`${route}?pane=${pane}`, {
-        method: 'POST',
-        body: bytes as unknown as BodyInit,
-        headers: { 'content-type': 'application/octet-stream' },
-      })
+      const res = await at.upload(route, bytes)
       expect([route, bytes.subarray(0, 4).toString('hex'), res.status]).toEqual([route, bytes.subarray(0, 4).toString('hex'), status])
       await res.text()
     }
@@ -156,16 +129,7 @@ describe('zip directory mutations (property)', () => {
       fc.asyncProperty(fc.constantFrom('/image', '/file'), damagedZip, async (route, bytes) => {
         const kind = route === '/image' ? 'images' : 'files'
         const before = new Set(listing(kind))
-        const r = await bounded(
-          (signal) =>
-            stack.bridge.request(`${route}?pane=${encodeURIComponent(pane)}`, {
-              method: 'POST',
-              body: bytes as unknown as BodyInit,
-              headers: { 'content-type': 'application/octet-stream' },
-              signal,
-            }),
-          15_000,
-        )
+        const r = await bounded((signal) => at.upload(route, bytes, { signal }), 15_000)
         const tag = `${route} …${bytes.subarray(-24).toString('hex')} (${bytes.length} bytes)`
         expect([tag, [200, 415].includes(r.status)]).toEqual([tag, true])
         if (r.status === 415) expect([tag, r.body.includes('\n')]).toEqual([tag, false])
@@ -177,6 +141,6 @@ describe('zip directory mutations (property)', () => {
     )
     // Reads the reader left behind fail after the answer; the setup file would catch them.
     await new Promise((r) => setTimeout(r, 300))
-    expect((await stack.bridge.request('/info')).status).toBe(200)
+    expect((await at.stack.bridge.request('/info')).status).toBe(200)
   }, 120_000)
 })
