@@ -119,13 +119,21 @@ export class TranscriptFile {
     this.stored = id
     const image = await loadIndex(this.store!.dir, this.store!.key, id, fh, st.size).catch(() => null)
     if (!image) return
-    this.offs = image.offs
-    this.lens = image.lens
-    this.cum = image.cum
-    this.n = image.n
-    this.count = image.count
-    this.indexed = image.indexed
+    this.adopt(image)
     this.savedAt = image.indexed
+  }
+
+  /**
+   * Takes a whole index as it is, arrays included (a worker's and a stored image's come trimmed):
+   * no second copy of 16 bytes a line while the first waits for the GC.
+   */
+  private adopt(r: CountedRange): void {
+    this.offs = r.offs
+    this.lens = r.lens
+    this.cum = r.cum
+    this.n = r.n
+    this.count = r.count
+    this.indexed = r.indexed
   }
 
   /** Saves the index in the background once enough was added since the last save. */
@@ -151,17 +159,8 @@ export class TranscriptFile {
   }
 
   private append(r: CountedRange): void {
-    if (this.n === 0) {
-      // A first count is adopted as it is (a worker's arrays come trimmed): no second copy of
-      // 16 bytes a line while the first waits for the GC.
-      this.offs = r.offs
-      this.lens = r.lens
-      this.cum = r.cum
-      this.n = r.n
-      this.count = r.count
-      this.indexed = r.indexed
-      return
-    }
+    // A first count is adopted as it is.
+    if (this.n === 0) return this.adopt(r)
     const need = this.n + r.n
     if (need > this.offs.length) {
       this.offs = grow(this.offs, need)
