@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path'
 import { mkdirSync, chmodSync } from 'node:fs'
 import * as v from 'valibot'
 import { CorruptFileError, readJsonFile, writeFileAtomic } from '../lib/atomic-file.ts'
+import { configSection, configText, configTexts } from '../lib/config-schema.ts'
 
 /** Defaults a user config (`bridge.config.ts`) gives keys of the on-disk config; the on-disk file and env win. */
 export type ConfigDefaults = Partial<Pick<BridgeConfig, 'server_name' | 'transport' | 'push'>>
@@ -32,24 +33,6 @@ export interface PushConfig {
   android_channels?: { blocked?: string; done?: string }
 }
 
-/** Alert channels besides FCM (README: Alerts). */
-export interface NotifyConfig {
-  webpush: {
-    /** VAPID `sub`: a mailto: or https: contact the push services may use. */
-    subject: string
-    /** Also accept http: push endpoints (tests, push services on a LAN). */
-    insecure: boolean
-  }
-  /** An ntfy topic URL (ntfy.sh or self-hosted) and an optional access token. */
-  ntfy: { url: string; token: string }
-  /** Signed JSON webhooks. */
-  webhooks: { url: string; secret: string }[]
-  /** How long a blocked/done state must hold before it alerts (a state gone sooner never alerts). */
-  settle_ms: number
-  /** Least time between two alerts of one agent; a state reached meanwhile alerts when it ends. */
-  cooldown_ms: number
-}
-
 /** The persisted config (`<data dir>/config.json`) after env overrides. */
 export interface BridgeConfig {
   data_dir: string
@@ -59,40 +42,33 @@ export interface BridgeConfig {
   server_name: string
   transport: TransportConfig
   push: PushConfig
-  notify: NotifyConfig
   /** Path of the herdr CLI (BRIDGE_HERDR_BIN). */
   herdr_bin: string
   /**
-   * config.json's top-level sections as read, for the plugins that own one (a notifier's
-   * `"slack": {…}`, read through core/plugin-config.ts); the core's own keys are the fields above.
+   * config.json's top-level sections as read, for the plugins that own one, read through
+   * core/plugin-config.ts: the alert plugins' `notify` (push: `settle_ms`, `cooldown_ms`;
+   * notify-webpush: `webpush`; notify-ntfy: `ntfy`; notify-webhook: `webhooks`), a third-party
+   * notifier's `"slack": {…}`. The core's own keys are the fields above.
    */
   sections?: Readonly<Record<string, unknown>>
 }
 
 export const DEFAULT_ADDR = '127.0.0.1:8787'
-/** An agent that flips to blocked and back within this long is flapping, not waiting for you. */
-export const DEFAULT_SETTLE_MS = 2000
-/** At most one alert per agent in this window: a flapping agent alerts twice a minute at most. */
-export const DEFAULT_COOLDOWN_MS = 30_000
 
 /** The data dir: `--dir`, then BRIDGE_DIR, then ~/.herdr-bridge. */
 export function resolveDataDir(dir?: string, env = process.env): string {
   return resolve(dir || env.BRIDGE_DIR || join(homedir(), '.herdr-bridge'))
 }
 
-const stored = ['admin_token', 'server_id', 'server_name', 'transport', 'push', 'notify'] as const
+const text = configText
+const texts = configTexts
+const section = configSection
 
-/** Optional trimmed text; null counts as unset. */
-const text = v.nullish(v.pipe(v.string(), v.trim()))
-const texts = v.nullish(v.array(v.pipe(v.string(), v.trim())))
-/** A JSON object of these keys (valibot's object() alone takes an array too). */
-const section = <E extends v.ObjectEntries>(entries: E) =>
-  v.pipe(
-    v.custom<Record<string, unknown>>((x) => !!x && typeof x === 'object' && !Array.isArray(x), 'want a JSON object'),
-    v.object(entries),
-  )
-
-/** config.json as the README's configuration table lists it; keys it does not list are ignored. */
+/**
+ * The core's keys of config.json, as the README's configuration table lists them. Other keys
+ * are ignored here: a plugin's own section (`notify`, a third-party notifier's) is checked by
+ * that plugin at start (core/plugin-config.ts).
+ */
 const ConfigFile = section({
   // Regenerated when missing or unusable, so any value passes here.
   admin_token: v.optional(v.unknown()),
@@ -111,15 +87,6 @@ const ConfigFile = section({
     }),
   ),
   push: v.nullish(section({ service_account_path: text, project_id: text, android_channels: v.nullish(section({ blocked: text, done: text })) })),
-  notify: v.nullish(
-    section({
-      webpush: v.nullish(section({ subject: text, insecure: v.nullish(v.boolean('want true or false')) })),
-      ntfy: v.nullish(section({ url: text, token: text })),
-      webhooks: v.nullish(v.array(section({ url: text, secret: text }))),
-      settle_ms: v.nullish(v.pipe(v.number('want milliseconds'), v.integer('want whole milliseconds'), v.minValue(0, 'want 0 or more'))),
-      cooldown_ms: v.nullish(v.pipe(v.number('want milliseconds'), v.integer('want whole milliseconds'), v.minValue(0, 'want 0 or more'))),
-    }),
-  ),
 })
 
 /** The file's keys, checked: a wrong type is refused in one line naming the key. */
@@ -157,9 +124,8 @@ export function loadConfig(opts: { dir?: string; env?: NodeJS.ProcessEnv; create
   if (dirty) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 })
     chmodSync(dataDir, 0o700)
-    const out: Record<string, unknown> = {}
-    for (const k of stored) if (file[k] !== undefined) out[k] = file[k]
-    writeFileAtomic(configPath, JSON.stringify(out, null, 2) + '\n')
+    // Every key stays: the plugins' sections are theirs, not the core's to drop.
+    writeFileAtomic(configPath, JSON.stringify(file, null, 2) + '\n')
   }
 
   const d = opts.defaults ?? {}
@@ -180,14 +146,6 @@ export function loadConfig(opts: { dir?: string; env?: NodeJS.ProcessEnv; create
     project_id: checked.push?.project_id || d.push?.project_id || '',
     android_channels: { blocked: channels?.blocked || undefined, done: channels?.done || undefined },
   }
-  const n = checked.notify ?? {}
-  const notify: NotifyConfig = {
-    webpush: { subject: n.webpush?.subject ?? '', insecure: n.webpush?.insecure === true },
-    ntfy: { url: n.ntfy?.url ?? '', token: n.ntfy?.token ?? '' },
-    webhooks: (n.webhooks ?? []).filter((w) => w.url).map((w) => ({ url: w.url!, secret: w.secret ?? '' })),
-    settle_ms: n.settle_ms ?? DEFAULT_SETTLE_MS,
-    cooldown_ms: n.cooldown_ms ?? DEFAULT_COOLDOWN_MS,
-  }
   const config: BridgeConfig = {
     data_dir: dataDir,
     config_path: configPath,
@@ -196,14 +154,13 @@ export function loadConfig(opts: { dir?: string; env?: NodeJS.ProcessEnv; create
     server_name: checked.server_name || d.server_name || hostname() || 'herdr-bridge',
     transport,
     push,
-    notify,
     herdr_bin: 'herdr',
     sections: file,
   }
   return applyEnv(config, env)
 }
 
-/** Env wins over the file. Documented in the README's configuration table. */
+/** Env wins over the file, for the core's keys (a plugin applies its own variables). Documented in the README's configuration table. */
 export function applyEnv(c: BridgeConfig, env: NodeJS.ProcessEnv): BridgeConfig {
   if (env.BRIDGE_ADDR) c.transport.addr = env.BRIDGE_ADDR
   if (env.BRIDGE_MODE === 'relay' || env.BRIDGE_MODE === 'direct') c.transport.mode = env.BRIDGE_MODE
@@ -215,16 +172,8 @@ export function applyEnv(c: BridgeConfig, env: NodeJS.ProcessEnv): BridgeConfig 
   if (env.BRIDGE_SERVICE_ACCOUNT) c.push.service_account_path = env.BRIDGE_SERVICE_ACCOUNT
   if (env.BRIDGE_FCM_PROJECT) c.push.project_id = env.BRIDGE_FCM_PROJECT
   if (env.BRIDGE_HERDR_BIN) c.herdr_bin = env.BRIDGE_HERDR_BIN
-  if (env.BRIDGE_WEBPUSH_SUBJECT) c.notify.webpush.subject = env.BRIDGE_WEBPUSH_SUBJECT.trim()
-  if (env.BRIDGE_WEBPUSH_INSECURE) c.notify.webpush.insecure = env.BRIDGE_WEBPUSH_INSECURE === '1'
-  if (env.BRIDGE_NTFY_URL) c.notify.ntfy.url = env.BRIDGE_NTFY_URL.trim()
-  if (env.BRIDGE_NTFY_TOKEN) c.notify.ntfy.token = env.BRIDGE_NTFY_TOKEN.trim()
   if (env.BRIDGE_TLS_CERT) c.transport.tls_cert = env.BRIDGE_TLS_CERT
   if (env.BRIDGE_TLS_KEY) c.transport.tls_key = env.BRIDGE_TLS_KEY
-  if (env.BRIDGE_ALERT_SETTLE_MS && /^\d+$/.test(env.BRIDGE_ALERT_SETTLE_MS)) c.notify.settle_ms = Number(env.BRIDGE_ALERT_SETTLE_MS)
-  if (env.BRIDGE_ALERT_COOLDOWN_MS && /^\d+$/.test(env.BRIDGE_ALERT_COOLDOWN_MS)) c.notify.cooldown_ms = Number(env.BRIDGE_ALERT_COOLDOWN_MS)
-  if (env.BRIDGE_WEBHOOK_URL) c.notify.webhooks = list(env.BRIDGE_WEBHOOK_URL.split(',')).map((url) => ({ url, secret: (env.BRIDGE_WEBHOOK_SECRET ?? '').trim() }))
-  else if (env.BRIDGE_WEBHOOK_SECRET) c.notify.webhooks = c.notify.webhooks.map((w) => ({ ...w, secret: w.secret || env.BRIDGE_WEBHOOK_SECRET!.trim() }))
   return c
 }
 

@@ -14,6 +14,12 @@ export interface Channel {
   plugin: string
   /** Configured or not, and where it sends or what it lacks (`/admin/status`, `bridge doctor`). */
   status(): ChannelStatus
+  /**
+   * It delivers to devices (their browser subscriptions, their push tokens), so each device may
+   * turn it off for its own alerts (`POST /notify/channels`); a bridge-wide channel (a topic, a
+   * webhook) is the same for every device.
+   */
+  perDevice?: boolean
   alert(ev: AlertEvent): Promise<Delivery>
   dismiss(ev: DismissEvent): Promise<Delivery>
 }
@@ -36,6 +42,8 @@ export interface ChannelRegistry {
   /** A running channel's own status; undefined when no plugin runs it. */
   status(name: string): ChannelStatus | undefined
   list(): ChannelInfo[]
+  /** Whether a running channel delivers per device (a device may turn it off for itself). */
+  perDevice(name: string): boolean
   /** The channels worth naming: the shipped ones, loaded or not, then every other running one. */
   known(): string[]
   /** Registers a channel; a name taken by another plugin is an error naming both. Returns the removal. */
@@ -43,7 +51,8 @@ export interface ChannelRegistry {
   /**
    * Hands an alert to every running channel, or to those the alert names (`channels`), all at
    * once: one result per channel, a slow or failing channel never holding another back. A channel
-   * that throws answers `{sent: 0, enabled: true, note: <the error>}`.
+   * that throws answers `{sent: 0, enabled: true, note: <the error>}`. A per-device channel gets
+   * the devices that turned it off (`ev.off`) among those it skips (`muted`).
    */
   alert(ev: AlertEvent): Promise<Record<string, Delivery>>
   /** Takes a notification back on every running channel, the same way. */
@@ -109,6 +118,7 @@ export function createChannelRegistry(opts: { waitMs?: number } = {}): ChannelRe
       return c && statusOf(c)
     },
     list: () => [...channels.values()].map((c) => ({ channel: c.name, plugin: c.plugin, ...statusOf(c) })),
+    perDevice: (name) => channels.get(name)?.perDevice === true,
     known: () => [...new Set([...SHIPPED_CHANNELS, ...channels.keys()])],
     add(channel) {
       const prev = channels.get(channel.name)
@@ -121,7 +131,7 @@ export function createChannelRegistry(opts: { waitMs?: number } = {}): ChannelRe
     alert: (ev) =>
       settle(
         [...channels.values()].filter((c) => forChannel(ev, c.name)),
-        (c) => c.alert(ev),
+        (c) => c.alert(c.perDevice && ev.off?.[c.name]?.length ? { ...ev, muted: [...new Set([...ev.muted, ...ev.off[c.name]])] } : ev),
       ),
     dismiss: (ev) => settle([...channels.values()], (c) => c.dismiss(ev)),
   }

@@ -26,6 +26,11 @@ export interface NotifierPluginDef<O, N extends Notifier, C = undefined> {
   /** Channel name in `push_sent`, logs and `bridge notify test --channel`. */
   channel: string
   /**
+   * It delivers to devices (browser subscriptions, push tokens) and skips the devices in an
+   * alert's `muted`: each device may then turn it off for itself in the web app.
+   */
+  perDevice?: boolean
+  /**
    * The channel's own settings: its section of config.json, its valibot schema and the env vars
    * that win over the file (core/plugin-config.ts). Checked at start; handed to `create`.
    */
@@ -64,6 +69,7 @@ export function defineNotifierPlugin<O = Record<string, never>, N extends Notifi
       const remove = ctx.services.notifyChannels.add({
         name: def.channel,
         plugin: def.name,
+        perDevice: def.perDevice === true,
         status: () => notifier.describe?.() ?? { configured: true, detail: 'loaded' },
         alert: (ev) => runner.send('alert', ev),
         dismiss: (ev) => runner.send('dismiss', ev),

@@ -39,6 +39,11 @@ export interface AlertEvent {
   category?: string
   /** Devices that muted this pane: the per-device channels skip them. */
   muted: string[]
+  /**
+   * Per channel, the devices that turned it off for their alerts (`POST /notify/channels`): the
+   * channel registry adds them to that per-device channel's `muted`.
+   */
+  off?: Record<string, string[]>
   /** Milliseconds since the epoch. */
   ts: number
   /** A test alert (`POST /testpush`, `bridge notify test`). */

@@ -166,5 +166,7 @@ function resolveChannels(ctx: PluginContext, options: FcmOptions): AndroidChanne
 export default defineNotifierPlugin<FcmOptions, FcmNotifier>({
   name: 'notify-fcm',
   channel: FCM_CHANNEL,
+  // Each device's own subscriptions / tokens: a device may turn it off for itself.
+  perDevice: true,
   create: createFcmNotifier,
 })

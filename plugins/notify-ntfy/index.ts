@@ -1,14 +1,17 @@
+import * as v from 'valibot'
 import type { Dispatcher } from 'undici'
 import type { PluginContext } from '../../core/plugin.ts'
 import { defineNotifierPlugin, type Notifier } from '../../core/notify/notifier.ts'
 import { createFailureLog, redactUrl } from '../../lib/notify/failures.ts'
 import { postWithRetry } from '../../lib/notify/http.ts'
 import type { AlertEvent, Delivery } from '../../lib/notify/events.ts'
+import { configSection, configText } from '../../lib/config-schema.ts'
 
 /**
  * ntfy (ntfy.sh or a self-hosted server): each alert is a POST to the topic URL, the body as the
  * message. No dismissal: not every ntfy version can take a message back.
- * Config `notify.ntfy.url` / `notify.ntfy.token`, or BRIDGE_NTFY_URL / BRIDGE_NTFY_TOKEN.
+ * Config `notify.ntfy.url` / `notify.ntfy.token`, or BRIDGE_NTFY_URL / BRIDGE_NTFY_TOKEN, checked
+ * at start by this plugin.
  */
 
 export const NTFY_CHANNEL = 'ntfy'
@@ -17,6 +20,10 @@ export interface NtfyOptions {
   backoffMs?: number[]
   dispatcher?: Dispatcher
 }
+
+/** The plugin's part of config.json's `notify` section. */
+const settingsSchema = configSection({ ntfy: v.nullish(configSection({ url: configText, token: configText })) })
+export type NtfySettings = v.InferOutput<typeof settingsSchema>
 
 /** Headers are Latin-1 on the wire; anything else goes as RFC 2047, which ntfy decodes. */
 export const headerText = (s: string) => (/^[\x20-\x7e]*$/.test(s) ? s : `=?UTF-8?B?${Buffer.from(s, 'utf8').toString('base64')}?=`)
@@ -34,8 +41,9 @@ export function ntfyRequest(ev: AlertEvent, token: string, publicUrl: string): {
   return { headers, body: ev.body }
 }
 
-function createNtfyNotifier(ctx: PluginContext, options: NtfyOptions): Notifier {
-  const { url, token } = ctx.config.notify.ntfy
+function createNtfyNotifier(ctx: PluginContext, options: NtfyOptions, settings: NtfySettings): Notifier {
+  const url = settings.ntfy?.url ?? ''
+  const token = settings.ntfy?.token ?? ''
   const failures = createFailureLog(ctx.log, NTFY_CHANNEL)
   let target = ''
   if (url) {
@@ -66,4 +74,9 @@ function createNtfyNotifier(ctx: PluginContext, options: NtfyOptions): Notifier 
   }
 }
 
-export default defineNotifierPlugin<NtfyOptions>({ name: 'notify-ntfy', channel: NTFY_CHANNEL, create: createNtfyNotifier })
+export default defineNotifierPlugin<NtfyOptions, Notifier, NtfySettings>({
+  name: 'notify-ntfy',
+  channel: NTFY_CHANNEL,
+  config: { section: 'notify', schema: settingsSchema, env: { 'ntfy.url': 'BRIDGE_NTFY_URL', 'ntfy.token': 'BRIDGE_NTFY_TOKEN' } },
+  create: createNtfyNotifier,
+})

@@ -1,16 +1,20 @@
 import { createHmac } from 'node:crypto'
+import * as v from 'valibot'
 import type { Dispatcher } from 'undici'
 import type { PluginContext } from '../../core/plugin.ts'
 import { defineNotifierPlugin, type Notifier } from '../../core/notify/notifier.ts'
 import { createFailureLog, redactUrl } from '../../lib/notify/failures.ts'
 import { postWithRetry } from '../../lib/notify/http.ts'
 import type { AlertEvent, Delivery, DismissEvent } from '../../lib/notify/events.ts'
+import { configSection, configText } from '../../lib/config-schema.ts'
 
 /**
  * Signed JSON webhooks: `agent.blocked`, `agent.done` (with `url`, the agent in the web app) and `agent.cleared`, each a POST with
  * `X-Bridge-Signature: sha256=<hex HMAC-SHA256 of the exact body>` and `X-Bridge-Event`.
  * 5 s per try, three tries on network errors and 5xx, none on 4xx.
- * Config `notify.webhooks: [{url, secret}]`, or BRIDGE_WEBHOOK_URL (comma-separated) + BRIDGE_WEBHOOK_SECRET.
+ * Config `notify.webhooks: [{url, secret}]`, or BRIDGE_WEBHOOK_URL (comma-separated, replacing the
+ * file's list) + BRIDGE_WEBHOOK_SECRET (the secret of those, or of the file's hooks that have
+ * none), checked at start by this plugin.
  */
 
 export const WEBHOOK_CHANNEL = 'webhook'
@@ -21,6 +25,12 @@ export interface WebhookOptions {
   timeoutMs?: number
   dispatcher?: Dispatcher
 }
+
+/** The plugin's part of config.json's `notify` section. */
+const settingsSchema = configSection({ webhooks: v.nullish(v.array(configSection({ url: configText, secret: configText }))) })
+export type WebhookSettings = v.InferOutput<typeof settingsSchema>
+
+const secretOf = (env: NodeJS.ProcessEnv) => (env.BRIDGE_WEBHOOK_SECRET ?? '').trim()
 
 export type WebhookEvent = 'agent.blocked' | 'agent.done' | 'agent.cleared'
 
@@ -42,9 +52,10 @@ export function webhookBody(ev: AlertEvent | DismissEvent, event: WebhookEvent):
   })
 }
 
-function createWebhookNotifier(ctx: PluginContext, options: WebhookOptions): Notifier {
+function createWebhookNotifier(ctx: PluginContext, options: WebhookOptions, settings: WebhookSettings): Notifier {
   const failures = createFailureLog(ctx.log, WEBHOOK_CHANNEL)
-  const hooks = ctx.config.notify.webhooks.filter((h) => {
+  const configured = (settings.webhooks ?? []).flatMap((w) => (w.url ? [{ url: w.url, secret: w.secret || secretOf(ctx.env) }] : []))
+  const hooks = configured.filter((h) => {
     try {
       const u = new URL(h.url)
       if (u.protocol === 'https:' || u.protocol === 'http:') return true
@@ -85,4 +96,23 @@ function createWebhookNotifier(ctx: PluginContext, options: WebhookOptions): Not
   }
 }
 
-export default defineNotifierPlugin<WebhookOptions>({ name: 'notify-webhook', channel: WEBHOOK_CHANNEL, create: createWebhookNotifier })
+export default defineNotifierPlugin<WebhookOptions, Notifier, WebhookSettings>({
+  name: 'notify-webhook',
+  channel: WEBHOOK_CHANNEL,
+  config: {
+    section: 'notify',
+    schema: settingsSchema,
+    env: {
+      webhooks: {
+        name: 'BRIDGE_WEBHOOK_URL',
+        read: (text, _file, env) =>
+          text
+            .split(',')
+            .map((url) => url.trim())
+            .filter(Boolean)
+            .map((url) => ({ url, secret: secretOf(env) })),
+      },
+    },
+  },
+  create: createWebhookNotifier,
+})

@@ -5,6 +5,7 @@ import type { Dispatcher } from 'undici'
 import { defineBridgeRoute, type PluginContext } from '../../core/plugin.ts'
 import { fail } from '../../core/respond.ts'
 import { defineNotifierPlugin, type Notifier, type NotifierState } from '../../core/notify/notifier.ts'
+import { configFlag, configSection, configText } from '../../lib/config-schema.ts'
 import { createFailureLog } from '../../lib/notify/failures.ts'
 import { postWithRetry } from '../../lib/notify/http.ts'
 import { actingDevice } from '../../core/notify/device.ts'
@@ -19,6 +20,8 @@ import { createSubscriptionStore, type SubscriptionStore, type WebPushSubscripti
  *   POST /webpush/subscribe    device PushSubscription JSON → {ok:true}
  *   POST /webpush/unsubscribe  device {endpoint} → {ok:true}
  * web-push does the VAPID signing and aes128gcm encryption; undici carries the request.
+ * Settings: `notify.webpush.subject` (BRIDGE_WEBPUSH_SUBJECT), `notify.webpush.insecure`
+ * (BRIDGE_WEBPUSH_INSECURE=1) in config.json, checked at start by this plugin.
  */
 
 export const WEBPUSH_CHANNEL = 'webpush'
@@ -35,7 +38,13 @@ export interface WebPushOptions {
   dispatcher?: Dispatcher
 }
 
+/** The plugin's part of config.json's `notify` section. */
+const settingsSchema = configSection({ webpush: v.nullish(configSection({ subject: configText, insecure: configFlag })) })
+export type WebPushSettings = v.InferOutput<typeof settingsSchema>
+
 export interface WebPushNotifier extends Notifier {
+  /** http: endpoints accepted too (`notify.webpush.insecure`, BRIDGE_WEBPUSH_INSECURE=1). */
+  insecure: boolean
   /** Null when the key pair could not be loaded (the reason is in `keyError`). */
   keys: VapidKeys | null
   keyError: string
@@ -70,7 +79,7 @@ export const dismissPayload = (ev: DismissEvent) => ({ type: 'dismiss' as const,
 const describeSubscription = (sub: Pick<WebPushSubscription, 'device' | 'endpoint'>) =>
   `device ${sub.device} (${new URL(sub.endpoint).host} #${createHash('sha256').update(sub.endpoint).digest('hex').slice(0, 8)})`
 
-async function createWebPushNotifier(ctx: PluginContext, options: WebPushOptions): Promise<WebPushNotifier> {
+async function createWebPushNotifier(ctx: PluginContext, options: WebPushOptions, settings: WebPushSettings): Promise<WebPushNotifier> {
   const subscriptions = await createSubscriptionStore(ctx.storage)
   const failures = createFailureLog(ctx.log, WEBPUSH_CHANNEL)
   let keys: VapidKeys | null = null
@@ -83,9 +92,8 @@ async function createWebPushNotifier(ctx: PluginContext, options: WebPushOptions
     keyError = (err as Error).message
     ctx.log.error(`web push is off: ${keyError}`)
   }
-  const cfg = ctx.config.notify.webpush
   const publicUrl = ctx.config.transport.public_url
-  const subject = cfg.subject || (publicUrl.startsWith('https://') ? publicUrl : DEFAULT_SUBJECT)
+  const subject = settings.webpush?.subject || (publicUrl.startsWith('https://') ? publicUrl : DEFAULT_SUBJECT)
 
   /** One message to one subscription, and what its push service answered; a gone subscription is deleted. */
   const deliver = async (sub: WebPushSubscription, payload: object, opts: { TTL: number; urgency: 'high' | 'normal'; topic: string }): Promise<DeliveryTarget> => {
@@ -148,6 +156,7 @@ async function createWebPushNotifier(ctx: PluginContext, options: WebPushOptions
       return keyError
     },
     subscriptions,
+    insecure: settings.webpush?.insecure === true,
     describe: () =>
       keys
         ? { configured: true, detail: `VAPID key pair in ${join(ctx.config.data_dir, VAPID_FILE)}; browsers subscribe from the web app` }
@@ -199,9 +208,16 @@ const subscribeSchema = v.object(
   'want a PushSubscription: {endpoint, keys: {p256dh, auth}}',
 )
 
-export default defineNotifierPlugin<WebPushOptions, WebPushNotifier>({
+export default defineNotifierPlugin<WebPushOptions, WebPushNotifier, WebPushSettings>({
   name: 'notify-webpush',
   channel: WEBPUSH_CHANNEL,
+  // Each device's own subscriptions / tokens: a device may turn it off for itself.
+  perDevice: true,
+  config: {
+    section: 'notify',
+    schema: settingsSchema,
+    env: { 'webpush.subject': 'BRIDGE_WEBPUSH_SUBJECT', 'webpush.insecure': { name: 'BRIDGE_WEBPUSH_INSECURE', read: (text) => text === '1' } },
+  },
   create: createWebPushNotifier,
   subscribe: [
     {
@@ -238,7 +254,7 @@ export default defineNotifierPlugin<WebPushOptions, WebPushNotifier>({
       async handler({ body, auth, ctx, state }) {
         const n = withKeys(state)
         const url = new URL(body.endpoint)
-        if (url.protocol !== 'https:' && !(url.protocol === 'http:' && ctx.config.notify.webpush.insecure)) {
+        if (url.protocol !== 'https:' && !(url.protocol === 'http:' && n.insecure)) {
           fail(400, 'endpoint: want an https: URL (BRIDGE_WEBPUSH_INSECURE=1 also allows http:)')
         }
         const device = await actingDevice(ctx, auth)

@@ -7,7 +7,10 @@ import { notLoaded } from '../../core/notify/channels.ts'
 import { composeAlert } from './compose.ts'
 import { createPushService, type FanoutResult, type PushService } from './service.ts'
 import { createMuteStore, type QuietHours } from './mutes.ts'
+import { createChannelChoiceStore } from './channel-choice.ts'
 import { readWebConfig } from './web-config.ts'
+import { pluginConfig } from '../../core/plugin-config.ts'
+import { configMs, configSection } from '../../lib/config-schema.ts'
 
 /**
  * Alerts (the README's Alerts section): composition here, delivery in the notifier plugins (notify-*).
@@ -21,11 +24,33 @@ import { readWebConfig } from './web-config.ts'
  *   POST /notify/mute        device {pane, until?} → this device gets no alerts for the pane
  *   POST /notify/unmute      device {pane}
  *   GET  /notify/mutes       device → this device's mutes
+ *   GET  /notify/channels    device → {channels}: the running channels, whether each is per device
+ *                                     and whether this device's alerts go out on it
+ *   POST /notify/channels    device {channel, on} → the same: turns a per-device channel (Web Push,
+ *                                     FCM) on or off for this device's alerts
  *   POST /admin/notify/test  admin {channel?} → one line per channel (`bridge notify test`)
  * Bus: multiplexer pane_agent_status_changed / pane_closed / pane_exited → an alert or a dismissal
  * handed to every running channel (the `notifyChannels` service); their deliveries add up to
  * bridge push_sent, and notification_cleared follows a dismissal.
  */
+
+/** An agent that flips to blocked and back within this long is flapping, not waiting for you. */
+export const DEFAULT_SETTLE_MS = 2000
+/** At most one alert per agent in this window: a flapping agent alerts twice a minute at most. */
+export const DEFAULT_COOLDOWN_MS = 30_000
+
+/** Whole milliseconds from the environment; anything else leaves the file's value (as it always has). */
+const envMs = (name: string) => ({ name, read: (text: string) => (/^\d+$/.test(text) ? Number(text) : undefined) })
+
+/**
+ * The alert pacing is this plugin's (not a channel's, not the core's): its keys of config.json's
+ * `notify` section, checked at start.
+ */
+const pacingConfig = {
+  section: 'notify',
+  schema: configSection({ settle_ms: configMs, cooldown_ms: configMs }),
+  env: { settle_ms: envMs('BRIDGE_ALERT_SETTLE_MS'), cooldown_ms: envMs('BRIDGE_ALERT_COOLDOWN_MS') },
+}
 
 const TESTPUSH_WAIT_MS = 6000
 const NOTIFY_TEST_WAIT_MS = 8000
@@ -66,6 +91,32 @@ const testAlert = (ctx: PluginContext) =>
 /** A fan-out, or null when it did not finish within `ms` (delivery carries on). */
 const within = (p: Promise<FanoutResult>, ms: number) => Promise.race([p, new Promise<null>((res) => setTimeout(() => res(null), ms).unref())])
 
+const channelChoiceSchema = v.object({
+  channels: v.array(
+    v.object({
+      channel: v.string(),
+      /** Delivered to this device's own subscriptions or tokens: the device may turn it off. */
+      per_device: v.boolean(),
+      /** Set up to send at all (a URL, keys, credentials). */
+      configured: v.boolean(),
+      /** This device's alerts go out on it: per device, unless the device turned it off; bridge-wide, when configured. */
+      on: v.boolean(),
+    }),
+  ),
+})
+
+/** The running channels as one device sees them (GET/POST /notify/channels). */
+function channelChoices(ctx: PluginContext, state: PushService, device: string | undefined): v.InferOutput<typeof channelChoiceSchema> {
+  const registry = ctx.services.notifyChannels
+  const off = device ? state.choices.offFor(device) : []
+  return {
+    channels: registry.list().map((c) => {
+      const perDevice = registry.perDevice(c.channel)
+      return { channel: c.channel, per_device: perDevice, configured: c.configured, on: perDevice ? !off.includes(c.channel) : c.configured }
+    }),
+  }
+}
+
 const paneSchema = v.pipe(v.string('pane: want the pane id'), v.trim(), v.nonEmpty('pane: want the pane id'), v.maxLength(200, 'pane: at most 200 characters'))
 
 /** `until`: unix milliseconds or an ISO 8601 time, in the future; absent = until unmuted. */
@@ -97,7 +148,15 @@ const quietOut = (q: QuietHours | null) => (q ? { from: clock(q.from), to: clock
 export default defineBridgePlugin({
   name: 'push',
   uses: ['notifyChannels'],
-  setup: async (ctx): Promise<PushService> => createPushService(ctx, await createMuteStore(ctx.storage, ctx.now)),
+  setup: async (ctx): Promise<PushService> => {
+    const pacing = pluginConfig(ctx, pacingConfig)
+    return createPushService(
+      ctx,
+      await createMuteStore(ctx.storage, ctx.now),
+      { settleMs: pacing.settle_ms ?? DEFAULT_SETTLE_MS, cooldownMs: pacing.cooldown_ms ?? DEFAULT_COOLDOWN_MS },
+      await createChannelChoiceStore(ctx.storage),
+    )
+  },
   dispose: (svc) => svc.close(),
   subscribe: [
     // Opened right after setup: the watcher's start is the no-replay line. A late alert beats none.
@@ -116,7 +175,9 @@ export default defineBridgePlugin({
       limit: 10_000,
       lag: 'drop-oldest',
       handler(ev, { state }) {
-        if (typeof ev.payload?.id === 'string') void state.mutes.forgetDevice(ev.payload.id).catch(() => {})
+        if (typeof ev.payload?.id !== 'string') return
+        void state.mutes.forgetDevice(ev.payload.id).catch(() => {})
+        void state.choices.forgetDevice(ev.payload.id).catch(() => {})
       },
     },
   ],
@@ -266,6 +327,39 @@ export default defineBridgePlugin({
       async handler({ auth, ctx, state }) {
         const device = auth.deviceId ?? ctx.devices.list().find((d) => d.name === 'web')?.id
         return { mutes: device ? state.mutes.of(device) : {} }
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/notify/channels',
+      auth: 'device',
+      errors: 'json',
+      describe:
+        "The bridge's running alert channels: per_device ones (Web Push, FCM) this device may turn off for itself, bridge-wide ones (ntfy, webhooks) listed as they are; on says whether this device's alerts go out on each",
+      response: channelChoiceSchema,
+      handler: ({ auth, ctx, state }) => channelChoices(ctx, state, auth.deviceId ?? ctx.devices.list().find((d) => d.name === 'web')?.id),
+    }),
+    route({
+      method: 'POST',
+      path: '/notify/channels',
+      auth: 'device',
+      // This device's own alerts: a watching device may set them.
+      role: 'viewer',
+      errors: 'json',
+      describe: 'Turn a per-device alert channel on or off for this device {channel, on}; answers the channel list as GET does',
+      body: v.object({
+        channel: v.pipe(v.string('channel: want a channel name'), v.trim(), v.nonEmpty('channel: want a channel name'), v.maxLength(64, 'channel: at most 64 characters')),
+        on: v.boolean('on: want true or false'),
+      }),
+      response: channelChoiceSchema,
+      async handler({ body, auth, ctx, state }) {
+        const registry = ctx.services.notifyChannels
+        if (!registry.has(body.channel)) fail(400, `channel: no channel ${body.channel} runs on this bridge (it runs ${registry.names().join(', ') || 'none'})`)
+        if (!registry.perDevice(body.channel)) fail(400, `channel: ${body.channel} is bridge-wide: it is set in the bridge's config, not per device`)
+        const device = await actingDevice(ctx, auth)
+        await state.choices.set(device, body.channel, body.on)
+        ctx.log.info(`device ${device} turned ${body.channel} alerts ${body.on ? 'on' : 'off'}`)
+        return channelChoices(ctx, state, device)
       },
     }),
     defineBridgeRoute({

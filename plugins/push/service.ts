@@ -9,6 +9,7 @@ import { approveLabel, cardForAlert, composeAlert, tagOf, type Alert, type Alert
 import { createPacer, createTransitions, type Change, type NotifyStatus } from './transitions.ts'
 import { createAlertedStore, type AlertedStore } from './alerted.ts'
 import type { MuteStore } from './mutes.ts'
+import type { ChannelChoiceStore } from './channel-choice.ts'
 
 /**
  * The alert watcher: bus events → transitions → alerts and dismissals, handed to every running
@@ -28,6 +29,8 @@ export interface FanoutResult {
 export interface PushService {
   /** Per-device pane mutes (`/notify/mute`). */
   mutes: MuteStore
+  /** Per-device channels each device turned off (`/notify/channels`). */
+  choices: ChannelChoiceStore
   /** Resolves once the start-up states were recorded: from here on, changes alert. */
   started: Promise<void>
   fanoutAlert(alert: Alert, extra?: { seq?: number; agent?: string; approve?: string; test?: boolean; channels?: string[] }): Promise<FanoutResult>
@@ -47,7 +50,13 @@ export function paneUrl(publicUrl: string, serverId: string, pane: string): stri
   return `${publicUrl.replace(/\/+$/, '')}/${hash}`
 }
 
-export function createPushService(ctx: PluginContext, mutes: MuteStore): PushService {
+/** How alerts are paced (README: Alerts): the push plugin's `notify.settle_ms` and `notify.cooldown_ms`. */
+export interface Pacing {
+  settleMs: number
+  cooldownMs: number
+}
+
+export function createPushService(ctx: PluginContext, mutes: MuteStore, pacing: Pacing, choices: ChannelChoiceStore): PushService {
   const transitions = createTransitions()
   const chains = new Map<string, Promise<void>>()
   /** The last alert per pane, so its dismissal can name what it clears. */
@@ -63,8 +72,8 @@ export function createPushService(ctx: PluginContext, mutes: MuteStore): PushSer
   /** What was alerted, across restarts (alerted.ts); loaded before the first listing. */
   let alerted!: AlertedStore
   const pacer = createPacer({
-    settleMs: ctx.config.notify.settle_ms,
-    cooldownMs: ctx.config.notify.cooldown_ms,
+    settleMs: pacing.settleMs,
+    cooldownMs: pacing.cooldownMs,
     now: ctx.now,
     fire: (pane, status) => queue(pane, 'alert', () => alertFor(pane, status)),
   })
@@ -128,6 +137,8 @@ export function createPushService(ctx: PluginContext, mutes: MuteStore): PushSer
       ...(extra.approve ? { approve: extra.approve } : {}),
       ...alert.card,
       muted: extra.test ? [] : mutes.mutedFor(alert.data.agent),
+      // A test alert checks the channels, like a mute it ignores a device's choice.
+      ...(extra.test ? {} : { off: choices.offByChannel() }),
       ts: ctx.now(),
       ...(extra.test ? { test: true } : {}),
       ...(extra.channels ? { channels: extra.channels } : {}),
@@ -216,17 +227,18 @@ export function createPushService(ctx: PluginContext, mutes: MuteStore): PushSer
   }
 
   /** Ids on the bus are already qualified; a bare id with a session label is qualified here. */
-  const paneOf = (p: any): string | null => {
-    const id = typeof p?.pane_id === 'string' ? p.pane_id : ''
+  const paneOf = (ev: BusEvent): string | null => {
+    const id = payloadText(ev, 'pane_id', '')
+    const session = payloadText(ev, 'session', '')
     if (!id) return null
-    return id.includes('/') || !p.session ? id : qualifyId(String(p.session), id)
+    return id.includes('/') || !session ? id : qualifyId(session, id)
   }
 
   let pending: Promise<void> = Promise.resolve()
   const handle = (ev: BusEvent) => {
     if (closed || ev.source !== 'multiplexer') return
     if (ev.type !== 'pane_agent_status_changed' && ev.type !== 'pane_closed' && ev.type !== 'pane_exited') return
-    const pane = paneOf(ev.payload)
+    const pane = paneOf(ev)
     if (!pane) return
     // Events wait for the baseline so a start-up state is never mistaken for a transition.
     pending = pending.then(async () => {
@@ -247,6 +259,7 @@ export function createPushService(ctx: PluginContext, mutes: MuteStore): PushSer
 
   return {
     mutes,
+    choices,
     started: baselined,
     fanoutAlert,
     handle,
