@@ -10,6 +10,7 @@ import { mkdir, open, readFile, rename, rm, writeFile, type FileHandle } from 'n
 import { join } from 'node:path'
 import type { Stats } from 'node:fs'
 import { tempPathFor } from '../atomic-file.ts'
+import { parseJsonRecord } from './entry.ts'
 
 const MAGIC = 'HBTI'
 const VERSION = 1
@@ -128,18 +129,13 @@ function decode(raw: Buffer, key: string, id: FileIdentity): IndexImage | null {
   if (raw.length < 12 || raw.toString('latin1', 0, 4) !== MAGIC || raw.readUInt32LE(4) !== VERSION) return null
   const hlen = raw.readUInt32LE(8)
   if (12 + hlen > raw.length) return null
-  let h: any
-  try {
-    h = JSON.parse(raw.toString('utf8', 12, 12 + hlen))
-  } catch {
-    return null
-  }
+  const h = parseJsonRecord(raw.toString('utf8', 12, 12 + hlen))
   if (h?.key !== key || h.dev !== id.dev || h.ino !== id.ino || h.head !== id.head || h.headLen !== id.headLen) return null
-  const ok = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0
-  if (!ok(h.indexed) || !ok(h.count) || !ok(h.n)) return null
+  const ok = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0
+  const { indexed, count, n } = h
+  if (!ok(indexed) || !ok(count) || !ok(n)) return null
   const pre = 12 + hlen
   const start = pre + ((8 - (pre % 8)) % 8)
-  const n: number = h.n
   if (raw.length !== start + n * 16) return null
   // Copied out: typed arrays over the read buffer would need its alignment and keep it alive.
   const offs = new Float64Array(Math.max(n, 1024))
@@ -150,7 +146,7 @@ function decode(raw: Buffer, key: string, id: FileIdentity): IndexImage | null {
   Buffer.from(cum.buffer).set(raw.subarray(start + n * 12, start + n * 16))
   if (n > 0) {
     const last = n - 1
-    if (offs[last] + lens[last] > h.indexed || cum[last] > h.count || (n > 1 && offs[last] <= offs[last - 1])) return null
-  } else if (h.count !== 0) return null
-  return { indexed: h.indexed, count: h.count, n, offs, lens, cum }
+    if (offs[last] + lens[last] > indexed || cum[last] > count || (n > 1 && offs[last] <= offs[last - 1])) return null
+  } else if (count !== 0) return null
+  return { indexed, count, n, offs, lens, cum }
 }

@@ -5,6 +5,7 @@
 
 import * as v from 'valibot'
 import { stripAnsi } from '../../lib/text.ts'
+import { parseJsonRecord } from '../../lib/transcript/entry.ts'
 
 export const SIZE_MAX = 1000
 /** The reference bridge's initial PTY size; the client sends its real size right after connecting. */
@@ -65,15 +66,11 @@ export function parseAttachQuery(params: URLSearchParams): QueryResult {
  */
 export function parseResize(text: string): { cols: number; rows: number } | null {
   if (text.length > 256) return null
-  let msg: any
-  try {
-    msg = JSON.parse(text)
-  } catch {
-    return null
-  }
-  if (!msg || typeof msg !== 'object' || msg.type !== 'resize') return null
+  const msg = parseJsonRecord(text)
+  if (msg?.type !== 'resize') return null
+  const { cols, rows } = msg
   const ok = (n: unknown): n is number => Number.isInteger(n) && (n as number) >= 1 && (n as number) <= SIZE_MAX
-  return ok(msg.cols) && ok(msg.rows) ? { cols: msg.cols, rows: msg.rows } : null
+  return ok(cols) && ok(rows) ? { cols, rows } : null
 }
 
 export type CliLine = { type: 'frame'; bytes: Buffer } | { type: 'closed'; reason: string | null } | null
@@ -81,14 +78,11 @@ export type CliLine = { type: 'frame'; bytes: Buffer } | { type: 'closed'; reaso
 /** One stdout line of `herdr terminal session observe|control`. */
 export function parseCliLine(line: string): CliLine {
   if (!line.trim()) return null
-  let msg: any
-  try {
-    msg = JSON.parse(line)
-  } catch {
-    return null
-  }
-  if (msg?.type === 'terminal.frame' && typeof msg.bytes === 'string') return { type: 'frame', bytes: Buffer.from(msg.bytes, 'base64') }
-  if (msg?.type === 'terminal.closed') return { type: 'closed', reason: typeof msg.reason === 'string' ? msg.reason : null }
+  const msg = parseJsonRecord(line)
+  if (!msg) return null
+  const { type, bytes, reason } = msg
+  if (type === 'terminal.frame' && typeof bytes === 'string') return { type: 'frame', bytes: Buffer.from(bytes, 'base64') }
+  if (type === 'terminal.closed') return { type: 'closed', reason: typeof reason === 'string' ? reason : null }
   return null
 }
 
@@ -108,12 +102,8 @@ export function parseCliBytes(line: Buffer): CliLine {
   if (end > 0) {
     const rest = line.toString('utf8', end + 1)
     const tail = rest[0] === ',' ? `{${rest.slice(1)}` : rest[0] === '}' ? `{${rest}` : null
-    let meta: any = null
-    try {
-      meta = tail === null ? null : JSON.parse(tail)
-    } catch {
-      // not JSON after all: parsed whole below, which says so
-    }
+    // Not a JSON object after all: the line is parsed whole below, which says so.
+    const meta = tail === null ? null : parseJsonRecord(tail)
     if (meta?.type === 'terminal.frame' && !Object.hasOwn(meta, 'bytes')) {
       const b64 = line.toString('latin1', head, end)
       const bytes = Buffer.from(b64, 'base64')

@@ -95,7 +95,7 @@ export function startRelay(ctx: PluginContext, peer: Peer, o: RelayOptions): Rel
   const buffered = () => (peer.websocket as { bufferedAmount?: number }).bufferedAmount ?? 0
   const send = (bytes: Buffer) => {
     if (!socketOpen) return
-    peer.send(bytes, { compress: false } as any)
+    peer.send(bytes, { compress: false })
     if (buffered() > highWater && !drainTimer) {
       child.stdout.pause()
       stuckSince = Date.now()

@@ -6,7 +6,8 @@
  */
 import { readFile, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import type { KindContext } from '../../lib/kit.ts'
+import * as v from 'valibot'
+import { field, isObj, parseJsonRecord, str, type KindContext } from '../../lib/kit.ts'
 import { readCapped } from '../../lib/capped-read.ts'
 import type { AgentInfo, CardOption, PendingQuestion, QuestionAnswer, QuestionService } from '../../lib/kit.ts'
 
@@ -19,22 +20,29 @@ interface Registration {
   password: string
 }
 
-export interface FormField {
-  key: string
-  title?: string
-  description?: string
-  type?: string
-  options?: { value: string; label?: string; description?: string }[]
-  custom?: boolean
-}
+/** An optional field of the service's JSON: absent or null. */
+const opt = <T extends v.GenericSchema>(schema: T) => v.optional(v.nullable(schema))
 
-export interface Form {
-  id: string
-  sessionID?: string
-  title?: string
-  metadata?: { kind?: string }
-  fields?: FormField[]
-}
+const formField = v.object({
+  key: v.string(),
+  title: opt(v.string()),
+  description: opt(v.string()),
+  type: opt(v.string()),
+  options: opt(v.array(v.object({ value: v.string(), label: opt(v.string()), description: opt(v.string()) }))),
+  custom: opt(v.boolean()),
+})
+
+/** A pending form as the service lists it; one that does not fit is not a question the card can show. */
+const formSchema = v.object({
+  id: v.string(),
+  sessionID: opt(v.string()),
+  title: opt(v.string()),
+  metadata: opt(v.object({ kind: opt(v.string()) })),
+  fields: opt(v.array(formField)),
+})
+
+export type FormField = v.InferOutput<typeof formField>
+export type Form = v.InferOutput<typeof formSchema>
 
 /** `$XDG_STATE_HOME/opencode/service.json`, else `~/.local/state/opencode/service.json`. */
 export function registrationPath(env: NodeJS.ProcessEnv, home: string): string {
@@ -47,9 +55,9 @@ async function registration(ctx: KindContext): Promise<Registration | null> {
   try {
     const st = await stat(path)
     if (!st.isFile() || st.size > MAX_REGISTRATION) return null
-    const j = JSON.parse(await readFile(path, 'utf8'))
-    if (typeof j?.url !== 'string' || !j.url || typeof j?.password !== 'string' || !j.password) return null
-    return { url: j.url.replace(/\/+$/, ''), password: j.password }
+    const { url, password } = parseJsonRecord(await readFile(path, 'utf8')) ?? {}
+    if (typeof url !== 'string' || !url || typeof password !== 'string' || !password) return null
+    return { url: url.replace(/\/+$/, ''), password }
   } catch {
     return null
   }
@@ -57,7 +65,7 @@ async function registration(ctx: KindContext): Promise<Registration | null> {
 
 class ServiceError extends Error {}
 
-async function call(reg: Registration, method: 'GET' | 'POST', path: string, body?: unknown): Promise<any> {
+async function call(reg: Registration, method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
   const res = await fetch(reg.url + path, {
     method,
     headers: {
@@ -90,7 +98,9 @@ async function call(reg: Registration, method: 'GET' | 'POST', path: string, bod
 }
 
 const clean = (p: string | undefined) => (p ? resolve(p) : '')
-const dataOf = (j: any) => (j && typeof j === 'object' && 'data' in j ? j.data : j)
+const dataOf = (j: unknown) => (isObj(j) && 'data' in j ? j.data : j)
+/** A session's directory: `location.directory`, else `directory`. */
+const dirOf = (s: unknown) => clean(str(field(field(s, 'location'), 'directory')) ?? str(field(s, 'directory')))
 
 /** The agent's opencode session: herdr's session id when its directory agrees, else the newest root session in the cwd. */
 async function sessionId(reg: Registration, agent: AgentInfo): Promise<string | null> {
@@ -98,14 +108,14 @@ async function sessionId(reg: Registration, agent: AgentInfo): Promise<string | 
   const known = agent.agent_session?.value
   if (known) {
     const s = dataOf(await call(reg, 'GET', `/api/session/${encodeURIComponent(known)}`))
-    const dir = clean(s?.location?.directory ?? s?.directory)
+    const dir = dirOf(s)
     if (s && (!dir || !cwd || dir === cwd)) return known
   }
   if (!cwd) return null
   const list = dataOf(await call(reg, 'GET', '/api/session'))
   if (!Array.isArray(list)) return null
-  const updated = (s: any) => Number(s?.time?.updated ?? 0)
-  const roots = list.filter((s) => s && typeof s.id === 'string' && !s.parentID && clean(s.location?.directory ?? s.directory) === cwd)
+  const updated = (s: unknown) => Number(field(field(s, 'time'), 'updated') ?? 0)
+  const roots = (list as unknown[]).filter((s): s is Record<string, unknown> & { id: string } => isObj(s) && typeof s.id === 'string' && !s.parentID && dirOf(s) === cwd)
   roots.sort((a, b) => updated(b) - updated(a))
   return roots[0]?.id ?? null
 }
@@ -113,7 +123,9 @@ async function sessionId(reg: Registration, agent: AgentInfo): Promise<string | 
 async function pendingForm(reg: Registration, sid: string): Promise<Form | null> {
   const forms = dataOf(await call(reg, 'GET', `/api/session/${encodeURIComponent(sid)}/form`))
   if (!Array.isArray(forms)) return null
-  return forms.find((f) => f && typeof f.id === 'string' && f.metadata?.kind === 'question') ?? null
+  const found: unknown = (forms as unknown[]).find((f) => isObj(f) && typeof f.id === 'string' && field(f.metadata, 'kind') === 'question')
+  const form = v.safeParse(formSchema, found)
+  return form.success ? form.output : null
 }
 
 /** A one-field question form as the card's question and options; null when the screen should be read instead. */

@@ -1,6 +1,7 @@
 import { toJsonSchema } from '@valibot/to-json-schema'
 import type { GenericSchema } from 'valibot'
 import type { LoadedPlugins } from '../../core/loader.ts'
+import type { RouteDef } from '../../core/plugin.ts'
 import { BRIDGE_VERSION, API_VERSION } from '../../core/version.ts'
 import { routeRole, socketRole } from '../../core/auth.ts'
 
@@ -24,6 +25,9 @@ const AUTH: Record<string, { security?: object[]; note: string }> = {
   none: { note: 'no auth' },
   pairing: { note: 'one-time pairing code in the body' },
 }
+
+/** A response documented as a media type (`{type, description}`) rather than a valibot schema, which always has a `kind`. */
+const isMediaType = (r: NonNullable<RouteDef['response']>): r is { type: string; description?: string } => !('kind' in r) && typeof r.type === 'string'
 
 const TOKEN_PARAM = 'device bearer or admin token (or an Authorization: Bearer header)'
 
@@ -67,12 +71,11 @@ export function buildOpenApi(loaded: LoadedPlugins): Record<string, unknown> {
       if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: toSchema(r.body) } } }
       if (r.bodyType === 'raw') op.requestBody = { required: true, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }
       const resp = r.response
-      const ok =
-        resp && 'type' in resp && typeof resp.type === 'string' && !('kind' in resp)
-          ? { description: (resp as any).description ?? 'OK', content: { [(resp as any).type]: { schema: { type: 'string' } } } }
-          : resp
-            ? { description: 'OK', content: { 'application/json': { schema: toSchema(resp as GenericSchema) } } }
-            : { description: 'OK (shape not documented)' }
+      const ok = !resp
+        ? { description: 'OK (shape not documented)' }
+        : isMediaType(resp)
+          ? { description: resp.description ?? 'OK', content: { [resp.type]: { schema: { type: 'string' } } } }
+          : { description: 'OK', content: { 'application/json': { schema: toSchema(resp) } } }
       op.responses = {
         '200': ok,
         ...(r.auth === 'device' || r.auth === 'admin' ? { '401': { description: '`unauthorized`' } } : {}),

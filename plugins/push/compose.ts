@@ -5,6 +5,7 @@
  */
 import { termSafe } from '../../lib/strings.ts'
 import { alertData, type AlertCardParts } from '../../lib/notify/alert-data.ts'
+import { isObj } from '../../lib/transcript/entry.ts'
 
 export const BODY_MAX = 240
 
@@ -120,18 +121,22 @@ export function approveLabel(card?: AlertCard | null): string | undefined {
 }
 
 /** A card as lib/card.ts returns it (the `/agent-state` shape), reduced to what alerts use. */
-export function cardForAlert(card: any): AlertCard | null {
-  if (!card || typeof card !== 'object') return null
-  const b = card.blocked && typeof card.blocked === 'object' ? card.blocked : {}
+export function cardForAlert(card: unknown): AlertCard | null {
+  if (!isObj(card)) return null
+  const b: Record<string, unknown> = isObj(card.blocked) ? card.blocked : {}
   const options = Array.isArray(b.options)
-    ? b.options
-        .filter((o: any) => o && typeof o.label === 'string')
-        .map((o: any) => ({
-          index: Number.isInteger(o.index) ? o.index : 0,
-          label: o.label,
-          selected: !!o.selected,
-          ...(typeof o.key === 'string' && o.key ? { key: o.key } : {}),
-        }))
+    ? (b.options as unknown[]).flatMap((o): CardOption[] => {
+        if (!isObj(o) || typeof o.label !== 'string') return []
+        const { index, key } = o
+        return [
+          {
+            index: typeof index === 'number' && Number.isInteger(index) ? index : 0,
+            label: o.label,
+            selected: !!o.selected,
+            ...(typeof key === 'string' && key ? { key } : {}),
+          },
+        ]
+      })
     : undefined
   return {
     question: typeof b.question === 'string' ? b.question : undefined,

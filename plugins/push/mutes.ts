@@ -1,5 +1,6 @@
 import type { Storage } from 'unstorage'
 import { readJson, writeJson } from '../../storage/index.ts'
+import { isObj } from '../../lib/transcript/entry.ts'
 
 /**
  * Per-device pane mutes (`POST /notify/mute`, `/notify/unmute`), kept in `notify-mutes.json`:
@@ -57,11 +58,14 @@ export async function createMuteStore(storage: Storage, now: () => number): Prom
   const active = (until: number) => until === 0 || until > now()
   const quiet = new Map<string, QuietHours>()
   const rawQuiet = (await readJson<unknown>(storage, QUIET_KEY, 'quiet hours')) ?? {}
-  const minute = (x: unknown) => Number.isInteger(x) && (x as number) >= 0 && (x as number) < 1440
-  if (rawQuiet && typeof rawQuiet === 'object' && !Array.isArray(rawQuiet))
-    for (const [device, q] of Object.entries(rawQuiet as Record<string, any>))
-      if (q && minute(q.from) && minute(q.to) && Number.isInteger(q.utc_offset) && Math.abs(q.utc_offset) <= 1440)
-        quiet.set(device, { from: q.from, to: q.to, utc_offset: q.utc_offset })
+  const minute = (x: unknown): x is number => Number.isInteger(x) && (x as number) >= 0 && (x as number) < 1440
+  const offset = (x: unknown): x is number => Number.isInteger(x) && Math.abs(x as number) <= 1440
+  if (isObj(rawQuiet))
+    for (const [device, q] of Object.entries(rawQuiet)) {
+      if (!isObj(q)) continue
+      const { from, to, utc_offset } = q
+      if (minute(from) && minute(to) && offset(utc_offset)) quiet.set(device, { from, to, utc_offset })
+    }
   let writingQuiet: Promise<void> = Promise.resolve()
   const setQuiet = async (device: string, q: QuietHours | null): Promise<void> => {
     if (q) quiet.set(device, q)

@@ -1,5 +1,7 @@
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { errField } from '../../lib/error-fields.ts'
+import { isObj } from '../../lib/transcript/entry.ts'
 
 /**
  * The web client's Firebase config, served by `GET /push-config` and `GET /firebase-config`
@@ -23,17 +25,17 @@ export function readWebConfig(dataDir: string): WebConfigResult {
   try {
     if (statSync(path).size > MAX_BYTES) return { ok: false, status: 503, message: `${WEB_CONFIG_FILE} is over ${MAX_BYTES} bytes` }
     raw = readFileSync(path, 'utf8')
-  } catch (err: any) {
-    if (err?.code === 'ENOENT') return { ok: false, status: 404, message: `web push is not configured on this bridge (no ${WEB_CONFIG_FILE} in its data dir)` }
+  } catch (err) {
+    if (errField(err, 'code') === 'ENOENT') return { ok: false, status: 404, message: `web push is not configured on this bridge (no ${WEB_CONFIG_FILE} in its data dir)` }
     return { ok: false, status: 503, message: `${WEB_CONFIG_FILE} cannot be read` }
   }
-  let json: any
+  let json: unknown
   try {
     json = JSON.parse(raw)
   } catch {
     return { ok: false, status: 503, message: `${WEB_CONFIG_FILE} is not valid JSON` }
   }
-  if (!json || typeof json !== 'object' || Array.isArray(json)) return { ok: false, status: 503, message: `${WEB_CONFIG_FILE} is not a JSON object` }
+  if (!isObj(json)) return { ok: false, status: 503, message: `${WEB_CONFIG_FILE} is not a JSON object` }
   const out: Record<string, string> = {}
   const missing: string[] = []
   for (const k of WEB_CONFIG_KEYS) {

@@ -1,4 +1,5 @@
 /** The seen marks in memory, written through on every change (writes serialized, in order). */
+import { isObj } from '../../lib/transcript/entry.ts'
 
 export const MAX_SEEN = 1000
 
@@ -17,9 +18,12 @@ export interface SeenBook {
 /** Keeps only well-formed entries of a stored document (a hand-edited file loses its bad lines, not the rest). */
 function parse(stored: unknown): Map<string, SeenMark> {
   const out = new Map<string, SeenMark>()
-  if (!stored || typeof stored !== 'object' || Array.isArray(stored)) return out
-  for (const [pane, m] of Object.entries(stored as Record<string, any>))
-    if (m && Number.isInteger(m.seq) && m.seq >= 0 && typeof m.at === 'number') out.set(pane, { seq: m.seq, at: m.at })
+  if (!isObj(stored)) return out
+  for (const [pane, m] of Object.entries(stored)) {
+    if (!isObj(m)) continue
+    const { seq, at } = m
+    if (typeof seq === 'number' && Number.isInteger(seq) && seq >= 0 && typeof at === 'number') out.set(pane, { seq, at })
+  }
   return out
 }
 

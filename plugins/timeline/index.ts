@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute } from '../../core/plugin.ts'
+import { payloadText } from '../../core/bus.ts'
 import { fail } from '../../core/respond.ts'
 import { qualifyId } from '../../core/herdr/ids.ts'
 import type { AgentInfo } from '../../core/herdr/index.ts'
@@ -143,9 +144,11 @@ export default defineBridgePlugin({
       handler(ev, { state }) {
         const rec = state?.rec
         if (!rec) return
-        const p = ev.payload as Record<string, any>
+        const p = ev.payload
         if (ev.source === 'multiplexer' && ev.type === 'pane_agent_status_changed') {
-          rec.status(ev.ts, { pane: p.pane_id, status: p.agent_status, agent: p.agent, workspace: p.workspace_id, session: p.session })
+          // An absent or odd field reads as '' (the recorder ignores an event without pane or status, and keeps the rest it knew).
+          const f = (key: string) => payloadText(ev, key, '')
+          rec.status(ev.ts, { pane: f('pane_id'), status: f('agent_status'), agent: f('agent'), workspace: f('workspace_id'), session: f('session') })
         } else if (ev.type === 'pane_closed' || (ev.source === 'multiplexer' && ev.type === 'pane_exited')) {
           if (typeof p.pane_id === 'string') rec.gone(ev.ts, p.pane_id)
         } else if (ev.source === 'bridge' && ev.type === 'multiplexer_connected') {

@@ -130,7 +130,7 @@ export default defineBridgePlugin({
         await stream.start()
       },
       message(peer, message) {
-        const raw = (message as any).rawData
+        const raw = message.rawData
         streams.get(peer)?.message(typeof raw === 'string' ? raw : null)
       },
       close(peer) {

@@ -3,7 +3,7 @@
  * load_older pages, session rotation and roster updates. Every step runs on one queue so frames
  * never interleave mid-sequence.
  */
-import type { Entry, RosterRow } from '../../lib/transcript/entry.ts'
+import { parseJsonRecord, type Entry, type RosterRow } from '../../lib/transcript/entry.ts'
 import type { Located, TranscriptReader, TranscriptSource } from '../../lib/transcript/locate.ts'
 import { openTranscript } from './transcript-file.ts'
 import { newestPage, olderPage } from '../../lib/transcript/paging.ts'
@@ -43,16 +43,13 @@ export interface LoadOlder {
 /** The only inbound frame acted on; anything else is null (and closes the socket). */
 export function parseInbound(data: unknown): LoadOlder | null {
   if (typeof data !== 'string') return null
-  let o: any
-  try {
-    o = JSON.parse(data)
-  } catch {
-    return null
-  }
-  if (typeof o !== 'object' || o === null || Array.isArray(o) || o.type !== 'load_older') return null
-  if (!Number.isSafeInteger(o.before_seq)) return null
-  if (o.limit !== undefined && o.limit !== null && !Number.isSafeInteger(o.limit)) return null
-  return o.limit === undefined || o.limit === null ? { before_seq: o.before_seq } : { before_seq: o.before_seq, limit: o.limit }
+  const o = parseJsonRecord(data)
+  if (o?.type !== 'load_older') return null
+  const { before_seq, limit } = o
+  const int = (n: unknown): n is number => Number.isSafeInteger(n)
+  if (!int(before_seq)) return null
+  if (limit === undefined || limit === null) return { before_seq }
+  return int(limit) ? { before_seq, limit } : null
 }
 
 /** Roster identity for change detection: age (last_activity_ts) alone never counts. */
