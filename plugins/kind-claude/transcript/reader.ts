@@ -4,12 +4,22 @@ import { countClaudeLine, normalizeClaudeLine } from './normalize.ts'
 import { findSessionFile, locateClaude } from './locate.ts'
 import { claudeRoster, subagentPath } from './roster.ts'
 
+/** Lookups in flight: the snapshot asks lastActivity and subagentCounts of one agent side by side. */
+const finding = new Map<string, Promise<string | null>>()
+
 /** The snapshot dates only sessions whose id herdr reported: it never guesses. */
 async function knownSession(agent: AgentInfo, home: string): Promise<Located | undefined> {
   const sid = sessionValue(agent)
   if (!sid || !SAFE_NAME.test(sid)) return undefined
   const cwds = [agent.foreground_cwd, agent.cwd].filter((c): c is string => typeof c === 'string' && c.startsWith('/'))
-  const path = await findSessionFile(home, cwds, sid)
+  const key = [home, sid, ...cwds].join('\0')
+  let found = finding.get(key)
+  if (!found) {
+    // Shared only while it runs: a later ask looks again, so nothing here can go stale.
+    const p = findSessionFile(home, cwds, sid).finally(() => finding.delete(key))
+    finding.set(key, (found = p))
+  }
+  const path = await found
   return path ? { sessionId: sid, path } : undefined
 }
 
