@@ -36,14 +36,14 @@ export function sliceLines(text: string, start: number, count: number): { lines:
 }
 
 /**
- * Resolves `path` (repo-relative, as in files[].path) under `tree` after following symlinks; an
- * absolute path, `..` escapes, a symlink leading out, or anything inside `.git` is refused.
- * A first check for a clear answer; `openConfined` judges again what it actually opened.
+ * Resolves `path` (repo-relative, as in files[].path) under the tree at real path `base` after
+ * following symlinks; an absolute path, `..` escapes, a symlink leading out, or anything inside
+ * `.git` is refused. A first check for a clear answer; `openConfined` judges again what it
+ * actually opened, against the same `base`.
  */
-export async function confine(tree: string, path: string): Promise<string> {
+export async function confine(base: string, path: string): Promise<string> {
   const escapes = () => new HttpError(400, `bad path: ${path} escapes the pane's tree`)
   if (!path || isAbsolute(path) || path.includes('\0')) throw escapes()
-  const base = await realpath(tree)
   const nominal = join(base, path)
   const rel = relative(base, nominal)
   if (leavesTree(rel)) throw escapes()
@@ -62,8 +62,8 @@ export async function confine(tree: string, path: string): Promise<string> {
 }
 
 export async function readSlice(tree: string, path: string, start: number, count: number): Promise<ExpandSlice> {
-  const file = await confine(tree, path)
   const base = await realpath(tree)
+  const file = await confine(base, path)
   const opened = await openConfined(file, base).catch((err) => {
     if (err instanceof OutsideTree) throw new HttpError(400, `bad path: ${path} escapes the pane's tree`)
     throw new HttpError(404, `no such file: ${path}`)
