@@ -3,7 +3,8 @@ import { defineBridgePlugin, defineBridgeRoute, type PluginContext } from '../..
 import { fail } from '../../core/respond.ts'
 import { HerdrError } from '../../core/herdr/index.ts'
 import { readGit } from '../../lib/git/status.ts'
-import { GitFailure, runGit } from '../../lib/git/run.ts'
+import { GitFailure } from '../../lib/git/run.ts'
+import { readLayout } from '../../lib/git/layout.ts'
 import { clampWindow, EXPAND_MAX_LINES, readSlice } from './expand.ts'
 
 /**
@@ -110,9 +111,10 @@ async function agentCwd(ctx: PluginContext, pane: string, notFound = 'no such ag
   return cwd
 }
 
-/** Paths in /diff are relative to the work tree's top level, which may sit above the cwd. */
+/**
+ * Paths in /diff are relative to the work tree's top level, which may sit above the cwd: the
+ * layout /diff itself remembers, so an expand after a diff runs no git process.
+ */
 async function treeOf(cwd: string, ctx: PluginContext): Promise<string> {
-  const r = await runGit(cwd, ['rev-parse', '--show-toplevel'], { env: ctx.env }).catch(() => null)
-  const top = r?.exitCode === 0 ? r.stdout.trim() : ''
-  return top || cwd
+  return (await readLayout(cwd, { env: ctx.env })).toplevel || cwd
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { startStack, type Stack } from '../harness/stack.ts'
 import { makeRepo, tempDir, numbered, type Repo } from './repo.ts'
 import { agentPane, shellPane } from './panes.ts'
+import { cacheHits, RACY_MS } from '../../lib/git/file-signature.ts'
 
 let stack: Stack
 let repo: Repo
@@ -157,6 +158,21 @@ describe('GET /diff/expand', () => {
     expect(await (await expand('path=exact.txt&count=1')).json()).toMatchObject({ total: 1, eof: true })
     const plain = await shellPane(stack, repo.dir)
     await expectText(await get(`/diff/expand?pane=${plain.pane}&path=README.md`), 404, 'no such file: README.md')
+  })
+
+  it('finds the top level in the layout /diff remembers instead of asking git on every request', async () => {
+    // A layout read within RACY_MS of a change to the files it depends on is not kept: let that
+    // window pass (a loaded machine may need a second try).
+    for (let attempt = 0; ; attempt++) {
+      await new Promise((r) => setTimeout(r, RACY_MS * 3))
+      expect((await expand('path=README.md')).status).toBe(200)
+      const before = cacheHits.layout
+      expect(await (await expand('path=README.md')).json()).toEqual({ path: 'README.md', start: 1, lines: ['hi'], eof: true, total: 1 })
+      if (cacheHits.layout > before || attempt === 4) {
+        expect(cacheHits.layout).toBeGreaterThan(before)
+        return
+      }
+    }
   })
 
   it('paths are relative to the work tree even when the agent runs in a subdirectory', async () => {
