@@ -1,5 +1,5 @@
 /** The claude transcript reader: locate, normalize, roster, activity dating. */
-import { type AgentInfo, lastTimestamp, summarizeTail, SAFE_NAME, sessionValue, type Located, type TranscriptReader, moduleBeside } from '../../../lib/kit.ts'
+import { type AgentInfo, cwdsOf, lastTimestamp, summarizeTail, SAFE_NAME, sessionValue, type Located, type TranscriptReader, moduleBeside } from '../../../lib/kit.ts'
 import { countClaudeLine, normalizeClaudeLine } from './normalize.ts'
 import { findSessionFile, locateClaude } from './locate.ts'
 import { claudeRoster, subagentPath } from './roster.ts'
@@ -11,7 +11,8 @@ const finding = new Map<string, Promise<string | null>>()
 async function knownSession(agent: AgentInfo, home: string): Promise<Located | undefined> {
   const sid = sessionValue(agent)
   if (!sid || !SAFE_NAME.test(sid)) return undefined
-  const cwds = [agent.foreground_cwd, agent.cwd].filter((c): c is string => typeof c === 'string' && c.startsWith('/'))
+  // Once each: a pane's foreground cwd is most often its cwd.
+  const cwds = cwdsOf(agent)
   const key = [home, sid, ...cwds].join('\0')
   let found = finding.get(key)
   if (!found) {
