@@ -92,6 +92,7 @@ describe('device roles', () => {
     // Every write needs the default role except the device's own alerts and read marks.
     const viewerWrites = ops.filter((o) => o.method !== 'GET' && o.role === 'viewer').map((o) => `${o.method} ${o.path}`)
     expect(viewerWrites.sort()).toEqual([
+      'POST /notify/channels',
       'POST /notify/mute',
       'POST /notify/quiet',
       'POST /notify/test',

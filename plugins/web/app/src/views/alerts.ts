@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
-import { html, errText } from '../ui.ts'
+import { html, errText, toast } from '../ui.ts'
+import { ApiError } from '../lib/api.ts'
 import type { FeedClient } from '../feedclient.ts'
 import { agentTitle } from '../lib/inbox.ts'
 import { ActionButton } from './action.ts'
@@ -21,7 +22,8 @@ export const untilText = (until: number) =>
 
 /**
  * Alert settings for this device on one bridge: the ways this bridge can alert it (GET
- * /notify/web), each agent's mute (1 h, 8 h, until unmuted; POST /notify/mute|unmute).
+ * /notify/web), which of its channels this device gets (GET/POST /notify/channels), each
+ * agent's mute (1 h, 8 h, until unmuted; POST /notify/mute|unmute), quiet hours.
  */
 interface TestReport {
   channels: { channel: string; sent: number; total: number; enabled: boolean; note?: string; targets?: { target: string; ok: boolean; answer: string }[] }[]
@@ -63,10 +65,108 @@ function TestAlert({ feed }: { feed: FeedClient }) {
     }`
 }
 
+/** One running channel as this device sees it (GET/POST /notify/channels). */
+interface ChannelChoice {
+  channel: string
+  per_device: boolean
+  configured: boolean
+  on: boolean
+}
+
+/** How a channel is named on screen; one the app does not know (a third party's) by its own name. */
+const CHANNEL_LABELS: Record<string, string> = {
+  webpush: 'Web Push (browsers of this device)',
+  fcm: 'FCM push (the phone app)',
+  ntfy: 'ntfy topic',
+  webhook: 'Webhooks',
+}
+const channelLabel = (c: string) => CHANNEL_LABELS[c] ?? c
+/** A per-device channel's state on this device: on or off, or not set up on the bridge at all. */
+const channelState = (c: ChannelChoice) =>
+  c.configured ? html`<strong>${c.on ? 'on' : 'off'}</strong>` : html`<span class="muted">not set up on this bridge${c.on ? '' : ' (off here)'}</span>`
+
+/**
+ * Which channels this device's alerts go out on: a switch for each per-device channel (Web Push,
+ * FCM), which the bridge honours at delivery; the bridge-wide ones (ntfy, webhooks, a third
+ * party's) listed as they are, since the bridge's config sets them for every device.
+ * Undefined result: the bridge predates GET /notify/channels.
+ */
+function ChannelChoices({ feed, onMissing }: { feed: FeedClient; onMissing: () => void }) {
+  const api = feed.api
+  const [list, setList] = useState<ChannelChoice[] | null | undefined>(null)
+  const [busy, setBusy] = useState('')
+  const [error, setError] = useState('')
+  useEffect(() => {
+    api.get<{ channels: ChannelChoice[] }>('/notify/channels').then(
+      (r) => setList(r.channels),
+      (err) => {
+        if (!(err instanceof ApiError && err.status === 404)) return setError(errText(err))
+        setList(undefined)
+        onMissing()
+      },
+    )
+  }, [api])
+  if (list === undefined) return null
+  const set = async (c: ChannelChoice, on: boolean) => {
+    setBusy(c.channel)
+    setError('')
+    try {
+      const r = await api.post<{ channels: ChannelChoice[] }>('/notify/channels', { channel: c.channel, on })
+      setList(r.channels)
+      toast(`${channelLabel(c.channel)}: ${on ? 'on' : 'off'} for this device`)
+    } catch (err) {
+      setError(errText(err))
+    } finally {
+      setBusy('')
+    }
+  }
+  const mine = list?.filter((c) => c.per_device) ?? []
+  const wide = list?.filter((c) => !c.per_device) ?? []
+  return html`<div class="channel-choices">
+    ${error && html`<p class="error" role="alert">${error}</p>`} ${list === null && !error && html`<p class="muted small">Reading this bridge's channels…</p>`}
+    ${
+      list &&
+      html`<ul class="channels" aria-label="Channels this device chooses">
+          ${mine.map(
+            (c) =>
+              html`<li data-channel=${c.channel} data-on=${String(c.on)}>
+                <label class="radio">
+                  <input
+                    type="checkbox"
+                    role="switch"
+                    aria-label=${`${channelLabel(c.channel)} alerts on this device`}
+                    checked=${c.on}
+                    disabled=${busy === c.channel}
+                    onChange=${(e: Event) => void set(c, (e.currentTarget as HTMLInputElement).checked)}
+                  />
+                  <span class="grow">${channelLabel(c.channel)}: ${channelState(c)}</span>
+                </label>
+              </li>`,
+          )}
+          ${mine.length === 0 && html`<li class="muted small">This bridge runs no channel a device chooses for itself.</li>`}
+        </ul>
+        ${
+          wide.length > 0 &&
+          html`<p class="small">For every device, set in the bridge's config:</p>
+            <ul class="channels" aria-label="Channels of the whole bridge">
+              ${wide.map(
+                (c) =>
+                  html`<li data-channel=${c.channel} data-on=${String(c.on)} class="small">
+                    ${channelLabel(c.channel)}: ${c.configured ? html`<strong>on</strong>` : html`<span class="muted">not set up</span>`}
+                  </li>`,
+              )}
+            </ul>`
+        }`
+    }
+  </div>`
+}
+
 export function AlertsView({ feed, alertsControl }: { feed: FeedClient; alertsControl: unknown }) {
   const api = feed.api
   const [web, setWeb] = useState<{ push_config: boolean; webpush_key: boolean } | null>(null)
   const [mutes, setMutes] = useState<Record<string, number> | null>(null)
+  /** The bridge lists its channels per device (GET /notify/channels); an older one only says what a browser can enable. */
+  const [choices, setChoices] = useState(true)
   const [error, setError] = useState('')
   const load = () =>
     api.get<{ mutes: Record<string, number> }>('/notify/mutes').then(
@@ -83,14 +183,16 @@ export function AlertsView({ feed, alertsControl }: { feed: FeedClient; alertsCo
     <h1 id="alerts-title">Alerts</h1>
     <section aria-labelledby="ch-title">
       <h2 id="ch-title">Channels for this device</h2>
+      <p>In this page: <strong>on</strong> while the app is open (blocked and done agents).</p>
       ${
-        web
-          ? html`<ul class="channels">
-              <li>In this page: <strong>on</strong> while the app is open (blocked and done agents).</li>
-              <li>Web Push: ${web.webpush_key ? html`<strong>offered</strong> by this bridge` : html`<span class="muted">not set up on this bridge</span>`}</li>
-              <li>Firebase push: ${web.push_config ? html`<strong>offered</strong> by this bridge` : html`<span class="muted">not set up on this bridge</span>`}</li>
-            </ul>`
-          : html`<p class="muted small">This bridge does not say which channels it has.</p>`
+        choices
+          ? html`<${ChannelChoices} feed=${feed} onMissing=${() => setChoices(false)} />`
+          : web
+            ? html`<ul class="channels">
+                <li>Web Push: ${web.webpush_key ? html`<strong>offered</strong> by this bridge` : html`<span class="muted">not set up on this bridge</span>`}</li>
+                <li>Firebase push: ${web.push_config ? html`<strong>offered</strong> by this bridge` : html`<span class="muted">not set up on this bridge</span>`}</li>
+              </ul>`
+            : html`<p class="muted small">This bridge does not say which channels it has.</p>`
       }
       <div class="row">${alertsControl} <${WebPushOff} feed=${feed} /></div>
       <${TestAlert} feed=${feed} />
@@ -190,8 +292,10 @@ function QuietHours({ feed }: { feed: FeedClient }) {
         ? html`<p class="muted small">This bridge does not offer quiet hours.</p>`
         : html`<p class="small" data-quiet=${q ? `${q.from}-${q.to}` : 'off'}>${q ? `No alerts on this device from ${q.from} to ${q.to}.` : 'Off: alerts arrive at any hour.'}</p>
             <div class="row form">
-              <label class="inline">From <input type="time" aria-label="Quiet from" value=${from} onInput=${(e: any) => setFrom(e.currentTarget.value)} /></label>
-              <label class="inline">To <input type="time" aria-label="Quiet to" value=${to} onInput=${(e: any) => setTo(e.currentTarget.value)} /></label>
+              <label class="inline"
+                >From <input type="time" aria-label="Quiet from" value=${from} onInput=${(e: Event) => setFrom((e.currentTarget as HTMLInputElement).value)}
+              /></label>
+              <label class="inline">To <input type="time" aria-label="Quiet to" value=${to} onInput=${(e: Event) => setTo((e.currentTarget as HTMLInputElement).value)} /></label>
               <${ActionButton}
                 label="Save"
                 small
