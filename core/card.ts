@@ -27,12 +27,14 @@ export async function readCard(ctx: PluginContext, pane: string, opts: ReadCardO
   let ref: PaneRef
   let agent: AgentInfo
   try {
-    ref = await ctx.herdr.resolve(pane)
-    if (opts.agent) agent = opts.agent
-    else {
+    if (opts.agent) {
+      ref = await ctx.herdr.resolve(pane)
+      agent = opts.agent
+    } else {
+      // getAgent resolves the id itself.
       const got = await ctx.herdr.getAgent(pane)
       if (!got) return null
-      agent = got.agent
+      ;({ ref, agent } = got)
     }
   } catch (err) {
     if (err instanceof HerdrError && (err.notFound || err.code === 'session_not_found')) return null
