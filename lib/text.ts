@@ -127,10 +127,19 @@ export function cleanText(s: string): string {
   return stripAnsi(s).replace(BOX_CHARS, '').trim()
 }
 
+/** The two patterns of a set of border glyphs, made once per set: a screen is unboxed line by line. */
+const unboxPatterns = new Map<string, [RegExp, RegExp]>()
+const UNBOX_SETS_MAX = 32
+
 /** Strips one panel border glyph (and the space beside it) from each end of a line. */
 export function unbox(line: string, borders = '│┃┊╎┆┇┋║'): string {
-  const cls = `[${borders}]`
-  return line.replace(new RegExp(`^(\\s*)${cls} ?`, 'u'), '$1').replace(new RegExp(` ?${cls}\\s*$`, 'u'), '')
+  let p = unboxPatterns.get(borders)
+  if (!p) {
+    const cls = `[${borders}]`
+    p = [new RegExp(`^(\\s*)${cls} ?`, 'u'), new RegExp(` ?${cls}\\s*$`, 'u')]
+    if (unboxPatterns.size < UNBOX_SETS_MAX) unboxPatterns.set(borders, p)
+  }
+  return line.replace(p[0], '$1').replace(p[1], '')
 }
 
 /** Trim; past n characters keep n−1 and add `…`. Counts code points, not UTF-16 units. */
