@@ -10,7 +10,7 @@ import { readdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { cwdsOf, field, sharesCwdWith, isFile, SAFE_NAME, sessionValue, type LocateInput, type Location, type TranscriptHost } from '../../../lib/kit.ts'
 import { readRecord } from './store.ts'
-import { newestSession, sqliteUnavailable, withDb } from './sqlite.ts'
+import { newestSession, READABLE_PROBE, sqliteUnavailable, withDb } from './sqlite.ts'
 
 export const dataDir = ({ home, env }: TranscriptHost) => join(env.XDG_DATA_HOME?.trim() || join(home, '.local', 'share'), 'opencode')
 export const storageDir = (host: TranscriptHost) => join(dataDir(host), 'storage')
@@ -81,7 +81,7 @@ export async function databaseReason(db: CurrentDatabase): Promise<string | unde
   const missing = await sqliteUnavailable()
   if (missing) return `transcript not available: this opencode keeps its sessions in SQLite (${db.described}); ${missing}`
   try {
-    await withDb(db.path, (d) => d.prepare('SELECT id FROM message LIMIT 1').all())
+    await withDb(db.path, (d) => d.prepare(READABLE_PROBE).all())
     return undefined
   } catch (err) {
     return `transcript not available: this opencode's SQLite store (${db.described}) could not be read: ${String((err as Error).message).split('\n')[0]}`

@@ -1,7 +1,7 @@
 /** The opencode transcript capability: its JSON store or its SQLite database, opened read-only and polled. */
 import { dirname } from 'node:path'
 import { field, SAFE_NAME, sessionValue, type TranscriptCapability } from '../../../lib/kit.ts'
-import { currentDatabase, databaseReason, findSession, locateOpencode } from './locate.ts'
+import { currentDatabase, findSession, locateOpencode } from './locate.ts'
 import { openSession } from './store.ts'
 import { sessionUpdated, sqliteRecords } from './sqlite.ts'
 
@@ -17,8 +17,10 @@ export const opencodeTranscript: TranscriptCapability = {
     if (!sid || !SAFE_NAME.test(sid)) return undefined
     // The tree's copy of a session that now lives in SQLite is dated when it was copied: the
     // database dates it, or nothing does where it cannot be read.
+    // A database that cannot be read here (databaseReason) dates nothing: sessionUpdated runs the
+    // same probe on its own connection instead of opening the file twice.
     const db = await currentDatabase(host)
-    if (db) return (await databaseReason(db)) ? undefined : sessionUpdated(db.path, sid).catch(() => undefined)
+    if (db) return sessionUpdated(db.path, sid).catch(() => undefined)
     const s = await findSession(host, sid)
     const t = Number(field(s?.record.time, 'updated'))
     return Number.isFinite(t) && t > 0 ? t : undefined

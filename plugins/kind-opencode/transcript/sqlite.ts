@@ -82,9 +82,18 @@ export async function newestSession(path: string, cwds: string[]): Promise<strin
   return row ? String(row.id) : undefined
 }
 
-/** A session's last update (ms), or undefined. */
+/** The query that proves a file is opencode's database and readable here (locate.ts, sessionUpdated). */
+export const READABLE_PROBE = 'SELECT id FROM message LIMIT 1'
+
+/**
+ * A session's last update (ms), or undefined; rejects when the database fails READABLE_PROBE,
+ * which runs on the same connection (one open of the file per answer).
+ */
 export async function sessionUpdated(path: string, sessionId: string): Promise<number | undefined> {
-  const row = await withDb(path, (db) => db.prepare('SELECT time_updated FROM session WHERE id = ?').get(sessionId))
+  const row = await withDb(path, (db) => {
+    db.prepare(READABLE_PROBE).all()
+    return db.prepare('SELECT time_updated FROM session WHERE id = ?').get(sessionId)
+  })
   const t = Number(row?.time_updated)
   return Number.isFinite(t) && t > 0 ? t : undefined
 }
