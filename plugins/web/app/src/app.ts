@@ -1,5 +1,6 @@
 import { useEffect, useReducer, useState } from 'preact/hooks'
 import { html, toast, currentToasts, onToasts, errText } from './ui.ts'
+import { shownToast } from './lib/toasts.ts'
 import { Api } from './lib/api.ts'
 import { loadBridges, saveBridges, upsertBridge, type SavedBridge } from './lib/bridges.ts'
 import { agentTitle, isPlainPane } from './lib/inbox.ts'
@@ -339,11 +340,14 @@ function StaleBanner({ feeds: list }: { feeds: Array<FeedClient | undefined> }) 
 
 const staleWhy = (status: string) => (status === 'unpaired' ? 'access refused' : status === 'offline' ? 'unreachable' : status === 'no-herdr' ? 'no herdr' : 'reconnecting')
 
-/** Toasts sit at the bottom, never over the header or tabs; several collapse into one line. */
+/**
+ * Toasts sit at the bottom, never over the header or tabs; several collapse into one line, which
+ * shows the result of what the user did before an agent's alert (lib/toasts.ts says why).
+ */
 function Toasts() {
   const list = currentToasts()
-  const last = list[list.length - 1]
+  const shown = shownToast(list)
   return html`<div class="toasts" role="status" aria-live="polite">
-    ${last && html`<div key=${last.id} class=${`toast toast-${last.kind}`}>${last.text}${list.length > 1 && html` <span class="more">+${list.length - 1} more</span>`}</div>`}
+    ${shown && html`<div key=${shown.id} class=${`toast toast-${shown.kind}`}>${shown.text}${list.length > 1 && html` <span class="more">+${list.length - 1} more</span>`}</div>`}
   </div>`
 }

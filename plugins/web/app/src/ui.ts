@@ -2,29 +2,17 @@
 export { html } from 'htm/preact'
 import { html } from 'htm/preact'
 
-type Toast = { id: number; text: string; kind: 'info' | 'error' | 'alert' }
-let toasts: Toast[] = []
-let nextId = 1
-const listeners = new Set<() => void>()
+import { createToasts, type ToastKind } from './lib/toasts.ts'
 
-export function toast(text: string, kind: Toast['kind'] = 'info'): void {
-  const t = { id: nextId++, text, kind }
-  toasts = [...toasts, t].slice(-4)
-  listeners.forEach((l) => l())
-  setTimeout(
-    () => {
-      toasts = toasts.filter((x) => x !== t)
-      listeners.forEach((l) => l())
-    },
-    kind === 'info' ? 5000 : 10_000,
-  )
+/** The page's toasts (one store: app.ts draws them, any view pushes). */
+const toasts = createToasts()
+
+export function toast(text: string, kind: ToastKind = 'info'): void {
+  toasts.push(text, kind)
 }
 
-export const currentToasts = () => toasts
-export function onToasts(fn: () => void): () => void {
-  listeners.add(fn)
-  return () => listeners.delete(fn)
-}
+export const currentToasts = toasts.list
+export const onToasts = toasts.subscribe
 
 export const errText = (err: unknown): string => (err instanceof Error ? err.message : String(err))
 
