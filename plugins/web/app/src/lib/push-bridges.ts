@@ -18,7 +18,7 @@ function open(): Promise<IDBDatabase> {
     const req = indexedDB.open(DB, 1)
     req.onupgradeneeded = () => req.result.createObjectStore(STORE)
     req.onsuccess = () => resolve(req.result)
-    req.onerror = () => reject(req.error)
+    req.onerror = () => reject(req.error ?? new Error('IndexedDB: cannot open the database'))
   })
 }
 
@@ -29,7 +29,7 @@ function run<T>(mode: IDBTransactionMode, fn: (s: IDBObjectStore) => IDBRequest)
         const tx = db.transaction(STORE, mode)
         const req = fn(tx.objectStore(STORE))
         tx.oncomplete = () => (db.close(), resolve(req.result as T))
-        tx.onerror = () => (db.close(), reject(tx.error))
+        tx.onerror = () => (db.close(), reject(tx.error ?? new Error('IndexedDB: the transaction failed')))
       }),
   )
 }
