@@ -37,7 +37,7 @@ const cardSchema = v.object({
   parsed: v.boolean(),
 })
 
-const wantsRecent = (r: string | undefined) => r !== undefined && /^(1|true|yes)$/i.test(r.trim())
+const wantsRecent = (r: string) => /^(1|true|yes)$/i.test(r.trim())
 
 export default defineBridgePlugin({
   name: 'agent-state',
@@ -47,13 +47,20 @@ export default defineBridgePlugin({
       path: '/agent-state',
       auth: 'device',
       queryToken: true,
-      query: v.object({ pane: v.pipe(v.string(), v.trim(), v.minLength(1)), recent: v.optional(v.string()) }),
+      query: v.object({
+        pane: v.pipe(v.string(), v.trim(), v.minLength(1)),
+        recent: v.pipe(
+          v.optional(v.string(), ''),
+          v.transform(wantsRecent),
+          v.description("1, true or yes: read the pane's last 80 lines of output instead of its visible screen"),
+        ),
+      }),
       invalid: 'want ?pane=<pane_id>',
       describe: 'The parsed state card of an agent pane',
       response: cardSchema,
       async handler({ query, ctx }) {
         try {
-          const card = await readCard(ctx, query.pane, { recent: wantsRecent(query.recent) })
+          const card = await readCard(ctx, query.pane, { recent: query.recent })
           if (!card) fail(404, 'no such agent')
           return card
         } catch (err) {

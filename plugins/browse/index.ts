@@ -2,6 +2,7 @@ import type { SessionSnapshot } from '../../lib/herdr/api.ts'
 import * as v from 'valibot'
 import { defineBridgePlugin, defineBridgeRoute, type PluginContext } from '../../core/plugin.ts'
 import { qualifyId } from '../../core/herdr/index.ts'
+import { queryFlag } from '../../lib/query.ts'
 import { deriveRoots } from './roots.ts'
 import { listDirectory, resolveBrowsePath } from './list.ts'
 
@@ -52,7 +53,7 @@ export default defineBridgePlugin({
         truncated: v.boolean(),
         limit: v.pipe(v.number(), v.integer()),
       }),
-      query: v.object({ path: v.optional(v.string()), hidden: v.optional(v.string()) }),
+      query: v.object({ path: v.optional(v.string()), hidden: queryFlag('1 or true: list dot-directories too') }),
       async handler({ query, ctx }) {
         const spaces = await openSpaces(ctx)
         const roots = deriveRoots(
@@ -61,8 +62,7 @@ export default defineBridgePlugin({
         )
         const dir = resolveBrowsePath(query.path || roots[0]?.path || ctx.home, roots)
         const openWorkspaces = new Map(spaces.map((s) => [s.dir, s.workspaceId]))
-        const hidden = query.hidden === '1' || query.hidden === 'true'
-        return listDirectory(dir, roots, { hidden, openWorkspaces })
+        return listDirectory(dir, roots, { hidden: query.hidden, openWorkspaces })
       },
     }),
   ],

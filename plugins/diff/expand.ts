@@ -19,14 +19,21 @@ export interface ExpandSlice {
   total: number
 }
 
+/** The first line, ≥ 1; anything unreadable is 1. */
+export function expandStart(start: unknown): number {
+  const s = Math.trunc(Number(start))
+  return Number.isFinite(s) && s >= 1 ? s : 1
+}
+
+/** The number of lines, clamped to 1..400; anything unreadable is 400. */
+export function expandCount(count: unknown): number {
+  const c = Math.trunc(Number(count))
+  return Number.isFinite(c) ? Math.min(EXPAND_MAX_LINES, Math.max(1, c)) : EXPAND_MAX_LINES
+}
+
 /** start ≥ 1; count 1..400; anything unreadable falls back to the default. */
 export function clampWindow(start: unknown, count: unknown): { start: number; count: number } {
-  const s = Math.trunc(Number(start))
-  const c = Math.trunc(Number(count))
-  return {
-    start: Number.isFinite(s) && s >= 1 ? s : 1,
-    count: Number.isFinite(c) ? Math.min(EXPAND_MAX_LINES, Math.max(1, c)) : EXPAND_MAX_LINES,
-  }
+  return { start: expandStart(start), count: expandCount(count) }
 }
 
 export function sliceLines(text: string, start: number, count: number): { lines: string[]; eof: boolean; total: number } {

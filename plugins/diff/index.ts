@@ -5,7 +5,8 @@ import { HerdrError } from '../../core/herdr/index.ts'
 import { readGit } from '../../lib/git/status.ts'
 import { GitFailure } from '../../lib/git/run.ts'
 import { readLayout } from '../../lib/git/layout.ts'
-import { clampWindow, EXPAND_MAX_LINES, readSlice } from './expand.ts'
+import { queryFlag } from '../../lib/query.ts'
+import { expandCount, expandStart, EXPAND_MAX_LINES, readSlice } from './expand.ts'
 
 /**
  * Working-tree changes of an agent pane.
@@ -49,13 +50,12 @@ export default defineBridgePlugin({
       }),
       query: v.object({
         pane: v.pipe(v.optional(v.string(), ''), v.nonEmpty('want ?pane=<pane_id>'), v.description('agent pane id, session-qualified (required)')),
-        context: v.pipe(v.optional(v.string()), v.description('1 or true: the git context only, without the per-file diffs')),
+        context: queryFlag('1 or true: the git context only, without the per-file diffs'),
       }),
       async handler({ query, ctx }) {
         const cwd = await agentCwd(ctx, query.pane)
-        const contextOnly = query.context === '1' || query.context === 'true'
         try {
-          const read = await readGit(cwd, { diff: !contextOnly, env: ctx.env })
+          const read = await readGit(cwd, { diff: !query.context, env: ctx.env })
           return { branch: read.git.branch, git: read.git, files: read.files }
         } catch (err) {
           // Any git failure is one 502 body, `git status ...: <stderr>`, the diff half included.
@@ -82,8 +82,17 @@ export default defineBridgePlugin({
         v.object({
           pane: v.pipe(v.optional(v.string(), ''), v.description('agent pane id, session-qualified (required)')),
           path: v.pipe(v.optional(v.string(), ''), v.description("file path relative to the work tree's top level (required)")),
-          start: v.pipe(v.optional(v.string()), v.description('first line, 1-based (default 1)')),
-          count: v.pipe(v.optional(v.string()), v.description(`lines to read, 1..${EXPAND_MAX_LINES} (default ${EXPAND_MAX_LINES})`)),
+          // Out-of-range or unreadable values are clamped or defaulted, never refused.
+          start: v.pipe(
+            v.optional(v.string(), '1'),
+            v.transform((s) => expandStart(s)),
+            v.description('first line, 1-based (default 1)'),
+          ),
+          count: v.pipe(
+            v.optional(v.string(), String(EXPAND_MAX_LINES)),
+            v.transform((s) => expandCount(s)),
+            v.description(`lines to read, 1..${EXPAND_MAX_LINES} (default ${EXPAND_MAX_LINES})`),
+          ),
         }),
         v.check(
           (q) => !!q.pane && !!q.path,
@@ -93,8 +102,7 @@ export default defineBridgePlugin({
       async handler({ query, ctx }) {
         const { path } = query
         const cwd = await agentCwd(ctx, query.pane, `no such file: ${path}`)
-        const { start, count } = clampWindow(query.start, query.count)
-        return readSlice(await treeOf(cwd, ctx), path, start, count)
+        return readSlice(await treeOf(cwd, ctx), path, query.start, query.count)
       },
     }),
   ],
