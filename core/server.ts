@@ -19,7 +19,7 @@ import { createAgentKindRegistry } from '../lib/agent-kinds.ts'
 import { createChannelRegistry } from './notify/channels.ts'
 import type { Services } from './services.ts'
 import { exec } from '../lib/exec.ts'
-import { createBridgeStorage, createDeviceStore } from '../storage/index.ts'
+import { createBridgeStorage, createDeviceStore, migrateLegacyLayout, pluginStorage } from '../storage/index.ts'
 import { sweepStaleTemps } from '../lib/atomic-file.ts'
 import { createAuditLog } from '../storage/audit-log.ts'
 import { createRevocationJournal } from '../storage/revocations.ts'
@@ -68,7 +68,7 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
   const loaded = loadPlugins(opts.user.plugins)
   ctx.server = { routes: loaded }
   // The core's own services; the plugins' join them as each provider's setup returns.
-  const { running, disposers } = await setupPlugins(loaded, (name) => ({ ...ctx, log: log.withTag(name) }), ctx.services)
+  const { running, disposers } = await setupPlugins(loaded, (name) => ({ ...ctx, log: log.withTag(name), storage: pluginStorage(ctx.storage, name) }), ctx.services)
   const plugin = (name: string) => running.get(name)!
   // Started after the plugins so their bus subscriptions see the first multiplexer_connected.
   const ingest = opts.ingest === false ? null : startIngest({ herdr, bus, log: log.withTag('ingest') }, opts.ingest ?? {})
@@ -158,6 +158,10 @@ async function createContext(opts: BridgeOptions) {
     if (n) log.info(`removed ${n} temp file(s) whose writer is gone from the data dir`)
   }, sweepMs)
   sweeper.unref()
+  // Before any plugin reads: keys of the old flat layout move to their plugin's own folder.
+  const layout = migrateLegacyLayout(config.data_dir)
+  if (layout.moved.length) log.info(`data dir: moved to each plugin's own storage: ${layout.moved.join(', ')}`)
+  for (const key of layout.kept) log.warn(`data dir: ${key} is also in its plugin's folder, which wins; the old copy was left as it is (remove it once checked)`)
   const storage = createBridgeStorage(config.data_dir)
   // A revocation fails closed: refused at once, journaled, and retried until the registry is saved.
   const devices = await createDeviceStore(storage, {

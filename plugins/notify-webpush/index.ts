@@ -11,6 +11,7 @@ import { postWithRetry } from '../../lib/notify/http.ts'
 import { actingDevice } from '../../core/notify/device.ts'
 import { DEVICE_REVOKED_EVENT, type AlertEvent, type Delivery, type DeliveryTarget, type DismissEvent } from '../../lib/notify/events.ts'
 import { loadOrCreateVapidKeys, VAPID_FILE, type VapidKeys } from './keys.ts'
+import { pluginStoragePath } from '../../storage/plugin-storage.ts'
 import { createSubscriptionStore, type SubscriptionStore, type WebPushSubscription } from './subscriptions.ts'
 
 /**
@@ -25,6 +26,9 @@ import { createSubscriptionStore, type SubscriptionStore, type WebPushSubscripti
  */
 
 export const WEBPUSH_CHANNEL = 'webpush'
+const PLUGIN_NAME = 'notify-webpush'
+/** The key pair's file in the data dir: this plugin's own storage folder (storage/plugin-storage.ts). */
+const VAPID_PATH = pluginStoragePath('', PLUGIN_NAME, VAPID_FILE)
 /** Subscriptions one device may hold (browsers, profiles); the oldest goes past this. */
 export const MAX_PER_DEVICE = 10
 const DEFAULT_SUBJECT = 'mailto:herdr-bridge@users.noreply.github.com'
@@ -87,7 +91,7 @@ async function createWebPushNotifier(ctx: PluginContext, options: WebPushOptions
   try {
     const r = await loadOrCreateVapidKeys(ctx.storage)
     keys = r.keys
-    if (r.created) ctx.log.info('web push: made a new VAPID key pair (webpush-vapid.json in the data dir)')
+    if (r.created) ctx.log.info(`web push: made a new VAPID key pair (${VAPID_PATH} in the data dir)`)
   } catch (err) {
     keyError = (err as Error).message
     ctx.log.error(`web push is off: ${keyError}`)
@@ -159,7 +163,7 @@ async function createWebPushNotifier(ctx: PluginContext, options: WebPushOptions
     insecure: settings.webpush?.insecure === true,
     describe: () =>
       keys
-        ? { configured: true, detail: `VAPID key pair in ${join(ctx.config.data_dir, VAPID_FILE)}; browsers subscribe from the web app` }
+        ? { configured: true, detail: `VAPID key pair in ${join(ctx.config.data_dir, VAPID_PATH)}; browsers subscribe from the web app` }
         : { configured: false, detail: `no VAPID key pair: ${keyError}` },
     async alert(ev) {
       if (!keys) return { sent: 0, total: 0, enabled: false, note: keyError }
@@ -209,7 +213,7 @@ const subscribeSchema = v.object(
 )
 
 export default defineNotifierPlugin<WebPushOptions, WebPushNotifier, WebPushSettings>({
-  name: 'notify-webpush',
+  name: PLUGIN_NAME,
   channel: WEBPUSH_CHANNEL,
   // Each device's own subscriptions / tokens: a device may turn it off for itself.
   perDevice: true,

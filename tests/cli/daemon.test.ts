@@ -78,7 +78,7 @@ describe('status', () => {
       [
         'alert channels (`npx bridge notify test` sends a test alert):',
         `  ✓ fcm      service account from ${join(box.dataDir, 'serviceAccount.json')} (push.service_account_path), project bridge-test, as b@bridge-test.iam; 0 devices with a push token`,
-        `  ✓ webpush  VAPID key pair in ${join(box.dataDir, 'webpush-vapid.json')}; browsers subscribe from the web app`,
+        `  ✓ webpush  VAPID key pair in ${join(box.dataDir, 'plugins/notify-webpush/webpush-vapid.json')}; browsers subscribe from the web app`,
         '  ✓ ntfy     topic http://127.0.0.1:9/… with a token',
         '  – webhook  not configured: set BRIDGE_WEBHOOK_URL (or notify.webhooks)',
         'herdr sessions (this bridge speaks protocol 20):',

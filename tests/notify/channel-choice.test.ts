@@ -80,7 +80,7 @@ describe('alert channels per device', () => {
     expect((await r.json()).channels[0]).toEqual({ channel: 'webpush', per_device: true, configured: true, on: false })
     // Only this device's choice changed.
     expect((await (await b.request('/notify/channels', { token: on.bearer })).json()).channels[0].on).toBe(true)
-    expect(JSON.parse(readFileSync(join(b.dataDir, 'notify-channels-off.json'), 'utf8'))).toEqual({ [off.id]: ['webpush'] })
+    expect(JSON.parse(readFileSync(join(b.dataDir, 'plugins/push/notify-channels-off.json'), 'utf8'))).toEqual({ [off.id]: ['webpush'] })
 
     await alertOn('w7:p1')
     expect(got('/push/off')).toBe(0)
@@ -113,8 +113,8 @@ describe('alert channels per device', () => {
   it('forgets a revoked device’s choice', async () => {
     const d = await b.pair('leaving')
     await choose(d.bearer, { channel: 'webpush', on: false })
-    expect(JSON.parse(readFileSync(join(b.dataDir, 'notify-channels-off.json'), 'utf8'))[d.id]).toEqual(['webpush'])
+    expect(JSON.parse(readFileSync(join(b.dataDir, 'plugins/push/notify-channels-off.json'), 'utf8'))[d.id]).toEqual(['webpush'])
     await b.request('/admin/devices/revoke', { method: 'POST', json: { id: d.id } })
-    await until(() => JSON.parse(readFileSync(join(b.dataDir, 'notify-channels-off.json'), 'utf8'))[d.id] === undefined, 'the choice forgotten')
+    await until(() => JSON.parse(readFileSync(join(b.dataDir, 'plugins/push/notify-channels-off.json'), 'utf8'))[d.id] === undefined, 'the choice forgotten')
   })
 })

@@ -56,11 +56,11 @@ async function subscribe(token: string | undefined, path: string): Promise<Brows
 /** How the log names a subscription: device, push service, and the endpoint's hash only. */
 const label = (device: string, endpoint: string) => `device ${device} (${new URL(endpoint).host} #${createHash('sha256').update(endpoint).digest('hex').slice(0, 8)})`
 
-const subs = () => JSON.parse(readFileSync(join(b.dataDir, 'webpush-subscriptions.json'), 'utf8')) as { device: string; endpoint: string }[]
+const subs = () => JSON.parse(readFileSync(join(b.dataDir, 'plugins/notify-webpush/webpush-subscriptions.json'), 'utf8')) as { device: string; endpoint: string }[]
 
 describe('web push key and subscriptions', () => {
   it('makes a VAPID key pair once, keeps it 0600, and serves the public key to devices only', async () => {
-    const file = join(b.dataDir, 'webpush-vapid.json')
+    const file = join(b.dataDir, 'plugins/notify-webpush/webpush-vapid.json')
     expect(statSync(file).mode & 0o777).toBe(0o600)
     const stored = JSON.parse(readFileSync(file, 'utf8'))
     expect((await b.request('/webpush/key', { token: null })).status).toBe(401)
@@ -110,7 +110,7 @@ describe('web push key and subscriptions', () => {
       expect(ok.status).toBe(200)
       // The admin token subscribes as the device named `web`.
       const web = (await (await strict.request('/admin/devices')).json()).devices.find((x: any) => x.name === 'web')
-      expect(JSON.parse(readFileSync(join(strict.dataDir, 'webpush-subscriptions.json'), 'utf8')).map((s: any) => s.device)).toEqual([web.id])
+      expect(JSON.parse(readFileSync(join(strict.dataDir, 'plugins/notify-webpush/webpush-subscriptions.json'), 'utf8')).map((s: any) => s.device)).toEqual([web.id])
     } finally {
       await strict.close()
     }
