@@ -3,15 +3,13 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import { X509Certificate, createPrivateKey } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import type { AddressInfo, Socket } from 'node:net'
-import { toNodeHandler, type H3 } from 'h3'
+import { toNodeHandler } from 'h3'
 // consola's basic build: its default (fancy) one costs start-up CPU and an Intl.Segmenter (cli/serve.ts).
 import { consola, type ConsolaInstance } from 'consola/basic'
 import type { BridgeConfig } from './config.ts'
 import { splitAddr } from './config.ts'
 import { loadPlugins, setupPlugins, type LoadedPlugins } from './loader.ts'
 import type { BridgeUserConfig, PluginContext, PluginDef, ServerInfo } from './plugin.ts'
-import { text } from './respond.ts'
-import { compressResponse } from '../lib/http/compress.ts'
 import { createBus } from './bus.ts'
 import { createHerdr, type Herdr } from './herdr/index.ts'
 import { startIngest, type Ingest, type IngestOptions } from './herdr/ingest.ts'
@@ -25,7 +23,7 @@ import { createAuditLog } from '../storage/audit-log.ts'
 import { createRevocationJournal } from '../storage/revocations.ts'
 import { createDeviceSockets } from './device-sockets.ts'
 import { createHttpApp } from './http.ts'
-import { createWebSockets } from './websockets.ts'
+import { createWebSockets, webSocketHooks } from './websockets.ts'
 import { createHostCheck } from './host-check.ts'
 import { defaultLimits, guardServer, refuse, type ServerGuard, type ServerLimits } from './limits.ts'
 
@@ -48,7 +46,8 @@ export interface Bridge {
   ingest: Ingest | null
   /** The state a running plugin's `setup` returned. */
   state<S>(plugin: PluginDef<never, S>): S | undefined
-  fetch: (request: Request) => Promise<Response>
+  /** The h3 app's fetch: a request in, its answer out, without a socket. */
+  fetch: (request: Request) => Response | Promise<Response>
   listen(addr?: string): Promise<{ url: string; host: string; port: number }>
   /**
    * Reads transport.tls_cert / tls_key again and serves new connections with them (SIGHUP, after
@@ -76,31 +75,22 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
   const tls = config.transport.tls_cert || config.transport.tls_key ? readTlsPair(config) : null
   let guard: ServerGuard | null = null
   const hosts = createHostCheck(config)
-  const app = createHttpApp(loaded, { config, devices, audit, log, plugin, limits, guard: () => guard })
-  const ws = createWebSockets(loaded, { config, devices, deviceSockets, log, plugin })
-
-  const fetch = async (request: Request): Promise<Response> => {
-    const started = performance.now()
-    const host = request.headers.get('host')
-    if (hosts.malformed(host)) return text(hosts.badHost, 400)
-    if (!hosts.allows(host)) return text(hosts.refusal(host!), 421)
-    const res = await compressResponse(request, await app.fetch(request))
-    log.debug(`${request.method} ${new URL(request.url).pathname} → ${res.status} in ${(performance.now() - started).toFixed(1)} ms`)
-    return res
-  }
+  const wsDeps = { config, devices, deviceSockets, log, plugin }
+  const app = createHttpApp(loaded, { config, devices, audit, log, plugin, limits, guard: () => guard, hosts, websocket: (route) => webSocketHooks(route, wsDeps) })
+  const ws = createWebSockets(app)
 
   return {
     ctx,
     ingest,
     state: <S>(p: PluginDef<never, S>) => running.get(p.name)?.state as S | undefined,
-    fetch,
+    fetch: app.fetch,
     routes: loaded,
     async listen(addr = config.transport.addr) {
       const timeouts = { headersTimeout: limits.headers_timeout_ms, requestTimeout: limits.request_timeout_ms }
       // HTTPS of its own (e.g. a `tailscale cert` pair): the web app needs a secure context for Web Push.
       server = tls
-        ? createHttpsServer({ ...timeouts, key: tls.key, cert: tls.cert, handshakeTimeout: limits.headers_timeout_ms }, toNodeHandler({ fetch } as unknown as H3))
-        : createServer(timeouts, toNodeHandler({ fetch } as unknown as H3))
+        ? createHttpsServer({ ...timeouts, key: tls.key, cert: tls.cert, handshakeTimeout: limits.headers_timeout_ms }, toNodeHandler(app))
+        : createServer(timeouts, toNodeHandler(app))
       guard = guardServer(server as Server, limits, log)
       const g = guard
       server.on('upgrade', (req, socket, head) => {
