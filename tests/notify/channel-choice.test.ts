@@ -10,6 +10,8 @@ import notifyWebpush from '../../plugins/notify-webpush/index.ts'
 import notifyWebhook from '../../plugins/notify-webhook/index.ts'
 import { startStandIn, type StandIn } from './stand-in.ts'
 import { browserKeys } from './webpush-crypto.ts'
+import { createChannelRegistry } from '../../core/notify/channels.ts'
+import type { AlertEvent } from '../../lib/notify/events.ts'
 
 /**
  * Which channels a device's alerts go out on (GET/POST /notify/channels): a device turns a
@@ -116,5 +118,40 @@ describe('alert channels per device', () => {
     expect(JSON.parse(readFileSync(join(b.dataDir, 'plugins/push/notify-channels-off.json'), 'utf8'))[d.id]).toEqual(['webpush'])
     await b.request('/admin/devices/revoke', { method: 'POST', json: { id: d.id } })
     await until(() => JSON.parse(readFileSync(join(b.dataDir, 'plugins/push/notify-channels-off.json'), 'utf8'))[d.id] === undefined, 'the choice forgotten')
+  })
+})
+
+describe('the channel registry', () => {
+  it('hands a per-device channel the devices that turned it off among those it skips, and a bridge-wide one none', async () => {
+    const registry = createChannelRegistry()
+    const got: Record<string, string[]> = {}
+    const channel = (name: string, perDevice: boolean) => ({
+      name,
+      plugin: `notify-${name}`,
+      perDevice,
+      status: () => ({ configured: true, detail: 'test' }),
+      alert: async (ev: AlertEvent) => ((got[name] = ev.muted), { sent: 1, total: 1, enabled: true }),
+      dismiss: async () => ({ sent: 0, total: 0, enabled: true }),
+    })
+    registry.add(channel('mine', true))
+    registry.add(channel('wide', false))
+    const ev: AlertEvent = {
+      id: 'x',
+      tag: 's/w1:p1',
+      status: 'blocked',
+      title: 't',
+      body: 'b',
+      pane: 'w1:p1',
+      agent: '',
+      agent_title: '',
+      server_id: 's',
+      server_name: 'n',
+      url: '',
+      muted: ['muter'],
+      ts: 0,
+    }
+    await registry.alert({ ...ev, off: { mine: ['d1', 'muter'], wide: ['d1'] } })
+    expect(got).toEqual({ mine: ['muter', 'd1'], wide: ['muter'] })
+    expect([registry.perDevice('mine'), registry.perDevice('wide'), registry.perDevice('none')]).toEqual([true, false, false])
   })
 })
