@@ -58,6 +58,11 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'warn' },
   },
   {
+    // The examples are what a third party copies: no `any` there either.
+    files: ['examples/**/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'error' },
+  },
+  {
     // Generated from herdr's schema (scripts/herdr-types.mjs).
     files: ['lib/herdr/api.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

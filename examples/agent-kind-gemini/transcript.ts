@@ -43,7 +43,7 @@ export function normalizeGeminiLine(line: string): RawEntry[] {
   return normalizeJsonLine(line, normalizeRecord)
 }
 
-function normalizeRecord(o: Record<string, any>): RawEntry[] {
+function normalizeRecord(o: Record<string, unknown>): RawEntry[] {
   // Metadata, `$set` and `$rewindTo` records carry no conversation.
   if (typeof o.type !== 'string' || typeof o.id !== 'string') return []
   const base = { id: o.id, ...(typeof o.timestamp === 'string' ? { ts: o.timestamp } : {}) }
@@ -82,7 +82,7 @@ function textOf(content: unknown): string {
     .trim()
 }
 
-function toolEntries(call: Record<string, any>, ts: string | undefined): RawEntry[] {
+function toolEntries(call: Record<string, unknown>, ts: string | undefined): RawEntry[] {
   const id = str(call.id) ?? ''
   const name = str(call.name) ?? ''
   const args = isObj(call.args) ? call.args : {}
