@@ -1,16 +1,15 @@
 import { existsSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
-import { consola as plain } from 'consola/basic'
-import { DEFAULT_ADDR, loadConfig, resolveDataDir, splitAddr, type BridgeConfig } from '../core/config.ts'
+import { consola as plain, type ConsolaInstance } from 'consola/basic'
+import { createConfigFile, loadConfig, resolveDataDir, type BridgeConfig } from '../core/config.ts'
 import type { BridgeUserConfig } from '../core/plugin.ts'
-import { createBridge, type Bridge } from '../core/server.ts'
+import { createBridge } from '../core/server.ts'
+import { configuredTls, openListener, type Listener, type TlsPair } from '../core/listener.ts'
+import { defaultLimits, type ServerLimits } from '../core/limits.ts'
 import { PluginSetupError } from '../core/services.ts'
 import { baseOfAddr } from './admin-client.ts'
 import { CliError, bridgeCommand } from './errors.ts'
 import { writeRunFile } from './runfile.ts'
-import { readTlsPair } from '../core/server.ts'
-import { watchHerdr } from './herdr-watch.ts'
 import { findUserConfig, loadUserConfig } from './user-config.ts'
 import { checkServeTrust } from './data-dir-check.ts'
 import { nodeSupportWarning } from '../lib/node-support.ts'
@@ -41,18 +40,17 @@ export async function serve(opts: ServeOptions): Promise<void> {
   // Before anything in the data dir is read or run: another user's config or code is refused.
   checkServeTrust({ dataDir, configFile: findUserConfig({ flag: opts.config, env: process.env, dataDir }), insecure: opts.insecureDataDir, log })
   const { config: userConfig, file } = await loadUserConfig({ flag: opts.config, env: process.env, dataDir })
-  // A first run creates config.json: only once the port is known to be free, so a busy port
-  // (another bridge, most likely) leaves the data dir as it was.
-  let config = existsSync(join(dataDir, 'config.json')) ? loadServeConfig(opts, userConfig) : null
-  const addr = config?.transport.addr ?? (opts.addr || process.env.BRIDGE_ADDR || userConfig.defaults?.transport?.addr || DEFAULT_ADDR)
-  baseOfAddr(addr, addrSource(opts, config))
-  await portFree(addr)
-  config ??= loadServeConfig(opts, userConfig)
-  const bridge = await createBridge({ config, user: userConfig, log }).catch((err) => {
+  // The config is read once and the address taken from it; the port is bound before anything is
+  // written or started, so a busy one (another bridge, most likely) leaves the data dir as it was.
+  const { config, tls } = loadServeConfig(opts, dataDir, userConfig)
+  const limits = defaultLimits()
+  const listener = await bind(config, tls, limits, log)
+  createConfigFile(config)
+  const bridge = await createBridge({ config, user: userConfig, log, limits, herdrLines: true }).catch((err) => {
     // A plugin list that cannot start says why in one line (core/services.ts).
     throw err instanceof PluginSetupError ? new CliError(err.message) : err
   })
-  const { url, port } = await listenOrExplain(bridge, config)
+  const { url, port } = await bridge.listen(listener)
   log.info(`plugins from ${file ?? 'the built-in list'}: ${userConfig.plugins.map((e) => (Array.isArray(e) ? e[0] : e).name).join(', ')}`)
   log.info(`listening on ${url}`)
   // Once it runs: a start that fails still says only why, in one line.
@@ -75,13 +73,11 @@ export async function serve(opts: ServeOptions): Promise<void> {
       }
     })
   }
-  const unwatch = watchHerdr({ herdr: bridge.ctx.herdr, bus: bridge.ctx.bus, log, env: process.env, states: () => ingestStates(bridge) })
   let closing = false
   const stop = async (sig: string) => {
     if (closing) return
     closing = true
     log.info(`${sig}: shutting down`)
-    unwatch()
     removeRunFile?.()
     await bridge.close()
     process.exit(0)
@@ -91,55 +87,44 @@ export async function serve(opts: ServeOptions): Promise<void> {
   process.on('exit', () => removeRunFile?.())
 }
 
-function ingestStates(bridge: Bridge): Record<string, string> {
-  return bridge.ingest?.state() ?? {}
-}
-
 /** Where the listen address came from, for the one-line error about it. */
-function addrSource(opts: ServeOptions, config: BridgeConfig | null): string {
-  return opts.addr ? '--addr' : process.env.BRIDGE_ADDR ? 'BRIDGE_ADDR' : config ? `transport.addr in ${config.config_path}` : 'the default address'
+function addrSource(opts: ServeOptions, config: BridgeConfig, firstRun: boolean): string {
+  return opts.addr ? '--addr' : process.env.BRIDGE_ADDR ? 'BRIDGE_ADDR' : firstRun ? 'the default address' : `transport.addr in ${config.config_path}`
 }
 
-/** The config with --addr applied, refusing what cannot run before anything starts. */
-function loadServeConfig(opts: ServeOptions, userConfig: BridgeUserConfig): BridgeConfig {
+/**
+ * The config (a first run's not yet written) with the flags applied, and its TLS pair read,
+ * refusing what cannot run before anything starts.
+ */
+function loadServeConfig(opts: ServeOptions, dataDir: string, userConfig: BridgeUserConfig): { config: BridgeConfig; tls: TlsPair | null } {
+  const firstRun = !existsSync(join(dataDir, 'config.json'))
   let config: BridgeConfig
   try {
-    config = loadConfig({ dir: opts.dir, defaults: userConfig.defaults })
+    config = loadConfig({ dir: dataDir, defaults: userConfig.defaults, create: 'later' })
   } catch (err) {
     throw new CliError((err as Error).message)
   }
   if (opts.addr) config.transport.addr = opts.addr
   if (opts.tlsCert) config.transport.tls_cert = opts.tlsCert
   if (opts.tlsKey) config.transport.tls_key = opts.tlsKey
-  baseOfAddr(config.transport.addr, addrSource(opts, config))
-  if (config.transport.tls_cert || config.transport.tls_key) {
-    try {
-      readTlsPair(config)
-    } catch (err) {
-      throw new CliError((err as Error).message)
-    }
+  baseOfAddr(config.transport.addr, addrSource(opts, config, firstRun))
+  let tls: TlsPair | null
+  try {
+    tls = configuredTls(config)
+  } catch (err) {
+    throw new CliError((err as Error).message)
   }
   if (config.transport.mode === 'relay') {
     const where = process.env.BRIDGE_MODE === 'relay' ? 'BRIDGE_MODE is "relay"' : `transport.mode is "relay" in ${config.config_path}`
     throw new CliError(`${where}, and this build runs only the direct transport; set it to "direct" and start again`)
   }
-  return config
+  return { config, tls }
 }
 
-/** Binds the address and lets go at once: a port that is taken stops serve before any plugin starts. */
-async function portFree(addr: string): Promise<void> {
-  const { host, port } = splitAddr(addr)
-  await new Promise<void>((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', (err) => reject(listenError(err, addr)))
-    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()))
-  })
-}
-
-/** listen(), with the usual failures said as one line each. */
-async function listenOrExplain(bridge: Bridge, config: BridgeConfig): Promise<{ url: string; port: number }> {
+/** Binds transport.addr, with the usual failures (a busy port first) said as one line each. */
+async function bind(config: BridgeConfig, tls: TlsPair | null, limits: ServerLimits, log: ConsolaInstance): Promise<Listener> {
   try {
-    return await bridge.listen()
+    return await openListener({ addr: config.transport.addr, tls, limits, log })
   } catch (err) {
     throw listenError(err, config.transport.addr)
   }

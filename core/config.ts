@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { hostname, homedir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { mkdirSync, chmodSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { chmodSync, existsSync, mkdirSync } from 'node:fs'
 import * as v from 'valibot'
 import { CorruptFileError, readJsonFile, writeFileAtomic } from '../lib/atomic-file.ts'
 import { configSection, configText, configTexts } from '../lib/config-schema.ts'
@@ -103,8 +103,10 @@ export class ConfigMissing extends Error {}
 /**
  * Loads `<dir>/config.json`, creating it (0600, in a 0700 dir) with a fresh admin token and
  * server id on first run. Env overrides are applied to the returned value, never persisted.
+ * `create: 'later'` leaves a first run's file unwritten until `createConfigFile` (serve: once
+ * its port is bound, so a busy port leaves no data dir behind).
  */
-export function loadConfig(opts: { dir?: string; env?: NodeJS.ProcessEnv; create?: boolean; defaults?: ConfigDefaults } = {}): BridgeConfig {
+export function loadConfig(opts: { dir?: string; env?: NodeJS.ProcessEnv; create?: boolean | 'later'; defaults?: ConfigDefaults } = {}): BridgeConfig {
   const env = opts.env ?? process.env
   const dataDir = resolveDataDir(opts.dir, env)
   const configPath = join(dataDir, 'config.json')
@@ -121,12 +123,7 @@ export function loadConfig(opts: { dir?: string; env?: NodeJS.ProcessEnv; create
     file.server_id = randomBytes(8).toString('hex')
     dirty = true
   }
-  if (dirty) {
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 })
-    chmodSync(dataDir, 0o700)
-    // Every key stays: the plugins' sections are theirs, not the core's to drop.
-    writeFileAtomic(configPath, JSON.stringify(file, null, 2) + '\n')
-  }
+  if (dirty && (onDisk || opts.create !== 'later')) writeConfigFile(configPath, file)
 
   const d = opts.defaults ?? {}
   const t = checked.transport ?? {}
@@ -158,6 +155,19 @@ export function loadConfig(opts: { dir?: string; env?: NodeJS.ProcessEnv; create
     sections: file,
   }
   return applyEnv(config, env)
+}
+
+/** Writes the config.json of a first run loaded with `create: 'later'`; nothing when the file exists. */
+export function createConfigFile(config: BridgeConfig): void {
+  if (!existsSync(config.config_path)) writeConfigFile(config.config_path, config.sections ?? {})
+}
+
+function writeConfigFile(path: string, file: Readonly<Record<string, unknown>>): void {
+  const dataDir = dirname(path)
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  chmodSync(dataDir, 0o700)
+  // Every key stays: the plugins' sections are theirs, not the core's to drop.
+  writeFileAtomic(path, JSON.stringify(file, null, 2) + '\n')
 }
 
 /** Env wins over the file, for the core's keys (a plugin applies its own variables). Documented in the README's configuration table. */

@@ -1,18 +1,14 @@
-import { createServer, type Server } from 'node:http'
-import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https'
-import { X509Certificate, createPrivateKey } from 'node:crypto'
-import { readFileSync } from 'node:fs'
-import type { AddressInfo, Socket } from 'node:net'
+import type { Socket } from 'node:net'
 import { toNodeHandler } from 'h3'
 // consola's basic build: its default (fancy) one costs start-up CPU and an Intl.Segmenter (cli/serve.ts).
 import { consola, type ConsolaInstance } from 'consola/basic'
 import type { BridgeConfig } from './config.ts'
-import { splitAddr } from './config.ts'
 import { loadPlugins, setupPlugins, type LoadedPlugins } from './loader.ts'
 import type { BridgeUserConfig, PluginContext, PluginDef, ServerInfo } from './plugin.ts'
 import { createBus } from './bus.ts'
 import { createHerdr, type Herdr } from './herdr/index.ts'
 import { startIngest, type Ingest, type IngestOptions } from './herdr/ingest.ts'
+import { watchHerdr } from './herdr/watch.ts'
 import { createAgentKindRegistry } from '../lib/agent-kinds.ts'
 import { createChannelRegistry } from './notify/channels.ts'
 import type { Services } from './services.ts'
@@ -25,7 +21,8 @@ import { createDeviceSockets } from './device-sockets.ts'
 import { createHttpApp } from './http.ts'
 import { createWebSockets, webSocketHooks } from './websockets.ts'
 import { createHostCheck } from './host-check.ts'
-import { defaultLimits, guardServer, refuse, type ServerGuard, type ServerLimits } from './limits.ts'
+import { defaultLimits, refuse, type ServerGuard, type ServerLimits } from './limits.ts'
+import { configuredTls, openListener, readTlsPair, type Listener } from './listener.ts'
 
 export interface BridgeOptions {
   config: BridgeConfig
@@ -38,6 +35,8 @@ export interface BridgeOptions {
   ingest?: IngestOptions | false
   /** Deadlines and connection caps (core/limits.ts); defaults sized from the descriptor limit. */
   limits?: Partial<ServerLimits>
+  /** Log herdr sessions found and lost, and that none is reachable (core/herdr/watch.ts), as `bridge serve` does. */
+  herdrLines?: boolean
 }
 
 export interface Bridge {
@@ -48,7 +47,11 @@ export interface Bridge {
   state<S>(plugin: PluginDef<never, S>): S | undefined
   /** The h3 app's fetch: a request in, its answer out, without a socket. */
   fetch: (request: Request) => Response | Promise<Response>
-  listen(addr?: string): Promise<{ url: string; host: string; port: number }>
+  /**
+   * Serves on `addr` (host:port; default transport.addr), or on a port bound already with
+   * `openListener` (`bridge serve` binds before anything starts).
+   */
+  listen(on?: string | Listener): Promise<{ url: string; host: string; port: number }>
   /**
    * Reads transport.tls_cert / tls_key again and serves new connections with them (SIGHUP, after
    * `tailscale cert` renews). Returns the new certificate's SHA-256 fingerprint; throws, keeping
@@ -69,10 +72,10 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
   // The core's own services; the plugins' join them as each provider's setup returns.
   const { running, disposers } = await setupPlugins(loaded, (name) => ({ ...ctx, log: log.withTag(name), storage: pluginStorage(ctx.storage, name) }), ctx.services)
   const plugin = (name: string) => running.get(name)!
+  const unwatch = opts.herdrLines ? watchHerdr({ herdr, bus, log, env: ctx.env }) : null
   // Started after the plugins so their bus subscriptions see the first multiplexer_connected.
   const ingest = opts.ingest === false ? null : startIngest({ herdr, bus, log: log.withTag('ingest') }, opts.ingest ?? {})
-  let server: Server | HttpsServer | null = null
-  const tls = config.transport.tls_cert || config.transport.tls_key ? readTlsPair(config) : null
+  let listener: Listener | null = null
   let guard: ServerGuard | null = null
   const hosts = createHostCheck(config)
   const wsDeps = { config, devices, deviceSockets, log, plugin }
@@ -85,35 +88,35 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
     state: <S>(p: PluginDef<never, S>) => running.get(p.name)?.state as S | undefined,
     fetch: app.fetch,
     routes: loaded,
-    async listen(addr = config.transport.addr) {
-      const timeouts = { headersTimeout: limits.headers_timeout_ms, requestTimeout: limits.request_timeout_ms }
-      // HTTPS of its own (e.g. a `tailscale cert` pair): the web app needs a secure context for Web Push.
-      server = tls
-        ? createHttpsServer({ ...timeouts, key: tls.key, cert: tls.cert, handshakeTimeout: limits.headers_timeout_ms }, toNodeHandler(app))
-        : createServer(timeouts, toNodeHandler(app))
-      guard = guardServer(server as Server, limits, log)
-      const g = guard
-      server.on('upgrade', (req, socket, head) => {
-        if (hosts.malformed(req.headers.host)) return refuse(socket, '400 Bad Request', hosts.badHost)
-        if (!hosts.allows(req.headers.host)) return refuse(socket, '421 Misdirected Request', hosts.refusal(req.headers.host!))
-        void ws.handleUpgrade(req, socket, head).then(
-          // Still open after the upgrade: it authenticated (every WebSocket route needs a credential).
-          () => socket.writable && g.authenticated(socket as Socket),
-          () => socket.destroy(),
-        )
+    async listen(on = config.transport.addr) {
+      listener = typeof on === 'string' ? await openListener({ addr: on, tls: configuredTls(config), limits, log }) : on
+      const g = (guard = listener.guard)
+      listener.serve({
+        request: toNodeHandler(app),
+        upgrade(req, socket, head) {
+          if (hosts.malformed(req.headers.host)) return refuse(socket, '400 Bad Request', hosts.badHost)
+          if (!hosts.allows(req.headers.host)) return refuse(socket, '421 Misdirected Request', hosts.refusal(req.headers.host!))
+          void ws.handleUpgrade(req, socket, head).then(
+            // Still open after the upgrade: it authenticated (every WebSocket route needs a credential).
+            () => socket.writable && g.authenticated(socket as Socket),
+            () => socket.destroy(),
+          )
+        },
       })
-      return listenOn(server as Server, addr, ctx, tls ? 'https' : 'http')
+      // The URL it took, for the plugins that describe the server.
+      ctx.server.url = listener.url
+      return { url: listener.url, host: listener.host, port: listener.port }
     },
     reloadTls() {
-      if (!tls) return null
+      if (!listener?.tlsFingerprint()) return null
+      // Throws on files that do not make a pair: the running pair stays.
       const next = readTlsPair(config)
-      // Throws on a key that does not fit the certificate: the running pair stays.
-      ;(server as HttpsServer | null)?.setSecureContext({ key: next.key, cert: next.cert })
-      Object.assign(tls, next)
+      listener.setTls(next)
       return next.fingerprint
     },
-    tlsFingerprint: () => tls?.fingerprint ?? null,
+    tlsFingerprint: () => listener?.tlsFingerprint() ?? null,
     async close() {
+      unwatch?.()
       await ingest?.stop()
       clearInterval(sweeper)
       for (const d of disposers) {
@@ -128,8 +131,7 @@ export async function createBridge(opts: BridgeOptions): Promise<Bridge> {
       await devices.flush()
       devices.stopRetrying()
       await audit.flush()
-      server?.closeAllConnections?.()
-      if (server) await new Promise<void>((r) => server!.close(() => r()))
+      await listener?.close()
     },
   }
 }
@@ -179,45 +181,4 @@ async function createContext(opts: BridgeOptions) {
   }
   const audit = createAuditLog(config.data_dir, (err) => log.warn(`audit log: ${(err as Error).message}`))
   return { ctx, deviceSockets, audit, sweeper }
-}
-
-/** The PEM pair named by transport.tls_cert / tls_key, read now; one line naming the setting when it cannot be. */
-export function readTlsPair(config: BridgeConfig): { key: Buffer; cert: Buffer; fingerprint: string } {
-  const { tls_cert, tls_key } = config.transport
-  if (!tls_cert || !tls_key) throw new Error(`HTTPS needs both a certificate and a key: set ${tls_cert ? 'transport.tls_key (--tls-key)' : 'transport.tls_cert (--tls-cert)'}`)
-  const read = (path: string, what: string) => {
-    try {
-      return readFileSync(path)
-    } catch (err) {
-      throw new Error(`cannot read the TLS ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
-    }
-  }
-  const cert = read(tls_cert, 'certificate')
-  const key = read(tls_key, 'key')
-  let x509: X509Certificate
-  try {
-    x509 = new X509Certificate(cert)
-  } catch {
-    throw new Error(`the TLS certificate ${tls_cert} is not a PEM certificate`)
-  }
-  try {
-    if (!x509.checkPrivateKey(createPrivateKey(key))) throw new Error('mismatch')
-  } catch (err) {
-    throw new Error(
-      (err as Error).message === 'mismatch' ? `the TLS key ${tls_key} is not the key of the certificate ${tls_cert}` : `the TLS key ${tls_key} is not a PEM private key`,
-    )
-  }
-  return { key, cert, fingerprint: x509.fingerprint256 }
-}
-
-/** Listens on `addr` (host:port); the URL it took is kept for the plugins that describe the server. */
-async function listenOn(server: Server, addr: string, ctx: PluginContext, scheme: 'http' | 'https'): Promise<{ url: string; host: string; port: number }> {
-  const { host, port } = splitAddr(addr)
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(port, host, () => resolve())
-  })
-  const a = server.address() as AddressInfo
-  ctx.server.url = `${scheme}://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`
-  return { url: ctx.server.url, host: a.address, port: a.port }
 }

@@ -1,26 +1,25 @@
 import type { ConsolaInstance } from 'consola'
-import { payloadText, type Bus } from '../core/bus.ts'
-import type { Herdr } from '../core/herdr/index.ts'
-import { herdrConfigDir, sessionSocketPath } from '../core/herdr/discovery.ts'
-import { newerThanTested } from '../core/herdr/server-version.ts'
-import { HERDR_PROTOCOL } from '../core/version.ts'
+import { payloadText, type Bus } from '../bus.ts'
+import type { Herdr } from './index.ts'
+import { herdrConfigDir, sessionSocketPath } from './discovery.ts'
+import { newerThanTested } from './server-version.ts'
+import { HERDR_PROTOCOL } from '../version.ts'
 
 export interface WatchOptions {
   herdr: Herdr
   bus: Bus
   log: ConsolaInstance
   env: NodeJS.ProcessEnv
-  /** The ingester's per-session state, for sessions that connected before this watch began. */
-  states?: () => Record<string, string>
   /** How often to repeat that no herdr session is reachable. */
   everyMs?: number
 }
 
 /**
- * What `serve` says about herdr: one line per session found or lost (from the ingester's
- * multiplexer_connected/disconnected), a warning once per session speaking an older protocol, a
- * notice once per session for a herdr newer than any this bridge was tested with,
- * and — at start and every minute while true — that no session is reachable and where it looked.
+ * What the daemon says about herdr (`createBridge({ herdrLines: true })`, as `bridge serve` runs
+ * it; started before the ingester, so it sees every session's first connect): one line per session found or lost (from the ingester's multiplexer_connected/
+ * disconnected), a warning once per session speaking an older protocol, a notice once per
+ * session for a herdr newer than any this bridge was tested with, and — at start and every
+ * minute while true — that no session is reachable and where it looked.
  */
 export function watchHerdr(o: WatchOptions): () => void {
   const found = new Set<string>()
@@ -58,13 +57,6 @@ export function watchHerdr(o: WatchOptions): () => void {
       }
     },
   })
-
-  for (const [session, state] of Object.entries(o.states?.() ?? {})) {
-    if (state === 'connected' && !found.has(session)) {
-      found.add(session)
-      void describe(session, o.herdr.socketPath(session))
-    }
-  }
 
   const nobody = async () => {
     if (found.size || stopped) return

@@ -6,7 +6,7 @@ import { createConsola } from 'consola'
 import { startSim, type Sim } from '../harness/sim.ts'
 import { createBus } from '../../core/bus.ts'
 import { createHerdr } from '../../core/herdr/index.ts'
-import { watchHerdr } from '../../cli/herdr-watch.ts'
+import { watchHerdr } from '../../core/herdr/watch.ts'
 import { nodeSupportWarning } from '../../lib/node-support.ts'
 import { sandbox, startDaemon, type Daemon } from './helpers.ts'
 
