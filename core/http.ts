@@ -120,7 +120,7 @@ export function createHttpApp(loaded: LoadedPlugins, deps: HttpDeps): H3 {
     onResponse(res, event) {
       auditLine(res, event, deps)
       const took = (performance.now() - (event.context.started ?? performance.now())).toFixed(1)
-      log.debug(`${event.req.method} ${event.url.pathname} → ${event.context.upgrade ? 'WebSocket' : res.status} in ${took} ms`)
+      log.debug(`${event.req.method} ${event.url.pathname}${event.context.upgrade ? ' (upgrade)' : ''} → ${res.status} in ${took} ms`)
     },
   })
   // Outermost, so every answer (an error's too) leaves compressed when the client takes it.
