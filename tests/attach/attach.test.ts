@@ -44,7 +44,7 @@ function attach(query: string): Client {
   ws.binaryType = 'arraybuffer'
   const frames: Buffer[] = []
   const textFrames: string[] = []
-  ws.addEventListener('message', (e: any) => {
+  ws.addEventListener('message', (e) => {
     if (typeof e.data === 'string') textFrames.push(e.data)
     else frames.push(Buffer.from(e.data))
   })
@@ -52,7 +52,7 @@ function attach(query: string): Client {
     ws.addEventListener('open', () => resolve())
     ws.addEventListener('error', () => reject(new Error('websocket failed to open')))
   })
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.addEventListener('close', (e: any) => resolve({ code: e.code, reason: e.reason })))
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.addEventListener('close', (e) => resolve({ code: e.code, reason: e.reason })))
   return {
     ws,
     frames,
@@ -124,7 +124,9 @@ describe('control', () => {
     expect(c.textFrames).toEqual([])
 
     c.type('sleep 30\r')
-    await until('sleep started', async () => (await st.sim.request('pane.process_info', { pane_id: pane })).process_info.foreground_processes?.some((p: any) => p.name === 'sleep'))
+    await until('sleep started', async () =>
+      (await st.sim.request('pane.process_info', { pane_id: pane })).process_info.foreground_processes?.some((p: { name?: string }) => p.name === 'sleep'),
+    )
     c.type('\x03')
     c.type('echo after-$((1+1))\r')
     await until('prompt back after Ctrl+C', async () => (await screen(pane)).includes('after-2'))

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import type { LogObject } from 'consola'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import { until } from '../harness/wait.ts'
 import type { BusEvent } from '../../core/bus.ts'
@@ -209,9 +210,9 @@ describe('push through the bus', () => {
     })
     const lines: string[] = []
     // Tagged children copy the reporter list but share the reporter objects: capture through it.
-    const reporter = b.bridge.ctx.log.options.reporters[0] as { log: (o: any, c: any) => void }
+    const reporter = b.bridge.ctx.log.options.reporters[0] as { log: (o: LogObject, c: unknown) => void }
     const original = reporter.log
-    reporter.log = (o: any) => void lines.push(`[${o.tag}] ${o.args.join(' ')}`)
+    reporter.log = (o: LogObject) => void lines.push(`[${o.tag}] ${o.args.join(' ')}`)
     bridges.push({ close: async () => void (reporter.log = original) } as TestBridge)
     return { b, events, lines }
   }

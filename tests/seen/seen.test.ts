@@ -33,8 +33,8 @@ const mark = (token: string, body: unknown) => bridge.request('/seen', { method:
 describe('seen marks', () => {
   it('raises a mark, never lowers it, and tells every device over /events', async () => {
     const ws = new WebSocket(`${bridge.wsUrl}/events?token=${laptop.bearer}`)
-    const frames: any[] = []
-    const gotSeen = new Promise<any>((resolve) => {
+    const frames: unknown[] = []
+    const gotSeen = new Promise<unknown>((resolve) => {
       ws.onmessage = (ev) => {
         const f = JSON.parse(String(ev.data))
         frames.push(f)

@@ -189,12 +189,12 @@ describe('/agent-transcript over a real WebSocket', () => {
     writeFileSync(join(sub, 'agent-k1.meta.json'), JSON.stringify({ toolUseId: 'toolu_9' }))
     const pane = await agentPane('claude', 'herdr:claude', 'snap1')
     const plain = await agentPane('claude', 'herdr:claude', 'nofile1')
-    const body = (await (await stack.bridge.request('/snapshot')).json()) as any
-    const agents = body.result.snapshot.agents as any[]
-    const a = agents.find((x) => x.pane_id === pane)
+    const body = (await (await stack.bridge.request('/snapshot')).json()) as { result: { snapshot: { agents: Record<string, unknown>[] } } }
+    const agents = body.result.snapshot.agents
+    const a = agents.find((x) => x.pane_id === pane)!
     expect(a.last_activity_ts).toBe(Date.UTC(2025, 0, 1, 0, 0, 7))
     expect(a.subagents).toEqual({ total: 1, running: 1 })
-    const b = agents.find((x) => x.pane_id === plain)
+    const b = agents.find((x) => x.pane_id === plain)!
     expect('last_activity_ts' in b).toBe(false)
     expect('subagents' in b).toBe(false)
   })
