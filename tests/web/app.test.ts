@@ -4,14 +4,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { execFileSync } from 'node:child_process'
 import { request as httpRequest } from 'node:http'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Page } from 'playwright-core'
-import { startStack, type Stack } from '../harness/stack.ts'
-import { ensureBuilt, launch, type Browser } from './browser.ts'
+import type { Stack } from '../harness/stack.ts'
+import { launch, type Browser } from './browser.ts'
 import { until } from '../harness/wait.ts'
+import { startWebStack, type WebStack } from './rig.ts'
 
+let web: WebStack
 let stack: Stack
 let browser: Browser
 let page: Page
@@ -20,24 +21,9 @@ let blockedPane: string
 let chatPane: string
 let shellPane: string
 // Screenshots go to docs/screenshots/ when WEB_SCREENSHOTS=1 (to refresh the README's), else to a temp dir.
-const SHOTS = process.env.WEB_SCREENSHOTS ? resolve(import.meta.dirname, '../../docs/screenshots') : mkdtempSync(join(tmpdir(), 'web-shots-'))
-
-async function screen(pane: string): Promise<string> {
-  const r = await stack.sim.request('pane.read', { pane_id: pane, source: 'visible', format: 'text' })
-  return r.read.text as string
-}
-
-const screenHas = (pane: string, needle: string) => until(async () => (await screen(pane)).includes(needle), `"${needle}" on ${pane}'s screen`)
-
-async function shoot(name: string): Promise<void> {
-  // Passing toasts would cover what the screenshot is for.
-  await page.addStyleTag({ content: '.toasts{display:none!important}' })
-  for (const width of [390, 1280]) {
-    await page.setViewportSize({ width, height: width === 390 ? 844 : 800 })
-    await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`) })
-  }
-  await page.setViewportSize({ width: 390, height: 844 })
-}
+const screen = (pane: string) => web.screen(pane)
+const screenHas = (pane: string, needle: string) => web.screenHas(pane, needle)
+const shoot = (name: string) => web.shoot(page, name)
 
 function rawStatus(path: string): Promise<number> {
   const u = new URL(stack.bridge.url)
@@ -56,20 +42,16 @@ function git(...args: string[]): void {
 }
 
 beforeAll(async () => {
-  ensureBuilt()
-  mkdirSync(SHOTS, { recursive: true })
-  stack = await startStack()
-  repo = join(stack.home, 'repo')
-  mkdirSync(repo, { recursive: true })
+  web = await startWebStack()
+  stack = web.stack
+  repo = web.repo
   git('init', '-q', '-b', 'main')
   writeFileSync(join(repo, 'notes.txt'), Array.from({ length: 40 }, (_, i) => `line ${i + 1}`).join('\n') + '\n')
   git('add', '.')
   git('commit', '-q', '-m', 'init')
   writeFileSync(join(repo, 'notes.txt'), Array.from({ length: 40 }, (_, i) => (i === 29 ? 'line 30 changed' : `line ${i + 1}`)).join('\n') + '\n')
 
-  const agent = async (script: Record<string, unknown>, label: string) =>
-    (await stack.sim.request('sim.create_agent_pane', { kind: 'claude', cwd: repo, label, script })).pane.pane_id as string
-  chatPane = await agent(
+  chatPane = await web.agent(
     {
       start: 'idle',
       history: [
@@ -81,7 +63,7 @@ beforeAll(async () => {
     },
     'chat',
   )
-  blockedPane = await agent({ start: 'permission', default_reply: 'All tests pass.', work_ms: 300 }, 'blocked')
+  blockedPane = await web.agent({ start: 'permission', default_reply: 'All tests pass.', work_ms: 300 }, 'blocked')
   shellPane = (await stack.sim.request('workspace.create', { cwd: stack.home, label: 'shell' })).root_pane.pane_id
   browser = await launch()
   page = browser.page
@@ -89,8 +71,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close()
-  await stack?.close()
-  if (!process.env.WEB_SCREENSHOTS) rmSync(SHOTS, { recursive: true, force: true })
+  await web?.close()
 })
 
 describe('web client', () => {
@@ -292,5 +273,27 @@ describe('web client', () => {
     await page.goto(`${stack.bridge.url}/#/agent/b1/${encodeURIComponent(chatPane)}/card`)
     await page.locator('#card-headline').waitFor()
     expect(await tabs.allTextContents()).toEqual(['Agent', 'Terminal', 'Transcript', 'Changes'])
+  })
+
+  it('follows a link taken while the app first draws, before it listens for links', async () => {
+    const { bearer } = await stack.bridge.pair('early')
+    const p = await browser.context.newPage()
+    // The moment the app has drawn its first view, the page is sent to Usage: the app's listener
+    // for that comes after the first paint, so it used to miss it and stay on the inbox.
+    await p.addInitScript(
+      ([url, bearer]) => {
+        localStorage.setItem('herdr-bridge.bridges.v1', JSON.stringify([{ key: 'b1', url, bearer, name: 'early', server_id: '', device_id: '' }]))
+        new MutationObserver((_, seen) => {
+          if (!document.getElementById('app')?.childElementCount) return
+          seen.disconnect()
+          location.hash = '#/usage'
+        }).observe(document, { childList: true, subtree: true })
+      },
+      [stack.bridge.url, bearer],
+    )
+    await p.goto(`${stack.bridge.url}/#/`)
+    await p.getByRole('heading', { name: 'Usage' }).waitFor()
+    expect(new URL(p.url()).hash).toBe('#/usage')
+    await p.close()
   })
 })

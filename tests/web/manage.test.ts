@@ -7,12 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { startSim } from '../harness/sim.ts'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import { until } from '../harness/wait.ts'
 import { ensureBuilt, launch, type Browser } from './browser.ts'
+import { paneHas, shoot as shootAt, shotsDir } from './rig.ts'
 
 let home: string
 let sim: Awaited<ReturnType<typeof startSim>>
@@ -23,26 +24,16 @@ let repo: string
 let owner: { id: string; bearer: string }
 let worktreePane: string
 let worktreePath: string
-const SHOTS = process.env.WEB_SCREENSHOTS ? resolve(import.meta.dirname, '../../docs/screenshots') : mkdtempSync(join(tmpdir(), 'web-shots-'))
+const shots = shotsDir()
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.invalid', '-c', 'user.name=t', ...args], { cwd, encoding: 'utf8' }).trim()
-const screen = async (pane: string) => (await sim.request('pane.read', { pane_id: pane, source: 'visible', format: 'text' })).read.text as string
-const screenHas = (pane: string, needle: string) => until(async () => (await screen(pane)).includes(needle), `"${needle}" on ${pane}'s screen`, 60_000)
+const screenHas = (pane: string, needle: string) => paneHas(sim, pane, needle, 60_000)
 const snapshot = async () => (await (await bridge.request('/snapshot')).json()).result.snapshot
 const go = async (hash: string) => {
   await page.goto(`${bridge.url}/${hash}`)
 }
 
-async function shoot(name: string): Promise<void> {
-  // Passing toasts would cover what the screenshot is for (hidden for the shot only).
-  const hide = await page.addStyleTag({ content: '.toasts{display:none!important}' })
-  for (const width of [390, 1280]) {
-    await page.setViewportSize({ width, height: width === 390 ? 844 : 800 })
-    await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`) })
-  }
-  await page.setViewportSize({ width: 390, height: 844 })
-  await hide.evaluate((e) => (e as Element).remove())
-}
+const shoot = (name: string) => shootAt(page, shots.dir, name)
 
 async function pairAs(role: string, name: string) {
   const { code } = await (await bridge.request('/admin/pairing', { method: 'POST', json: { role } })).json()
@@ -62,7 +53,6 @@ async function useDevice(bearer: string, hash = '#/') {
 
 beforeAll(async () => {
   ensureBuilt()
-  mkdirSync(SHOTS, { recursive: true })
   home = mkdtempSync(join(tmpdir(), 'web-manage-'))
   // Agents started from the app run this script: the first prompt asks for a permission.
   const script = join(home, 'agent-script.json')
@@ -94,7 +84,7 @@ afterAll(async () => {
   await bridge?.close()
   await sim?.stop()
   rmSync(home, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 })
-  if (!process.env.WEB_SCREENSHOTS) rmSync(SHOTS, { recursive: true, force: true })
+  shots.done()
 })
 
 describe('running agents from the phone', () => {

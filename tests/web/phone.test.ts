@@ -7,28 +7,23 @@
 // only, and removed to show absence); the terminal's readable watch view at ≥ 11 px that leaves
 // the desk's 120×40 pane alone, and a key bar on one row.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Page } from 'playwright-core'
-import { startStack, type Stack } from '../harness/stack.ts'
+import type { Stack } from '../harness/stack.ts'
 import { until } from '../harness/wait.ts'
-import { ensureBuilt, launch, type Browser } from './browser.ts'
+import { launch, type Browser } from './browser.ts'
+import { startWebStack, type WebStack } from './rig.ts'
 import { PNG } from '../attachments/samples.ts'
 
+let web: WebStack
 let stack: Stack
 let browser: Browser
 let page: Page
-let repo: string
-// Screenshots go to docs/screenshots/ when WEB_SCREENSHOTS=1, else to a temp dir.
-const SHOTS = process.env.WEB_SCREENSHOTS ? resolve(import.meta.dirname, '../../docs/screenshots') : mkdtempSync(join(tmpdir(), 'phone-shots-'))
-const shoot = async (p: Page, name: string) => {
-  await p.addStyleTag({ content: '.toasts{display:none!important}' })
-  await p.screenshot({ path: join(SHOTS, `${name}-390.png`) })
-}
-
-const screen = async (pane: string): Promise<string> => (await stack.sim.request('pane.read', { pane_id: pane, source: 'visible', format: 'text' })).read.text as string
-const screenHas = (pane: string, needle: string) => until(async () => (await screen(pane)).includes(needle), `"${needle}" on ${pane}'s screen`)
+// Screenshots go to docs/screenshots/ when WEB_SCREENSHOTS=1, else to a temp dir; a phone's only.
+const shoot = (p: Page, name: string) => web.shoot(p, name, [390])
+const screen = (pane: string) => web.screen(pane)
+const screenHas = (pane: string, needle: string) => web.screenHas(pane, needle)
 /** The user prompt starting with `start` as a fake claude wrote it to its transcript under $HOME/.claude/projects. */
 function sentToAgent(start: string): string | undefined {
   const root = join(stack.home, '.claude', 'projects')
@@ -43,8 +38,7 @@ function sentToAgent(start: string): string | undefined {
       }
   return undefined
 }
-const agent = async (script: Record<string, unknown>, label: string) =>
-  (await stack.sim.request('sim.create_agent_pane', { kind: 'claude', cwd: repo, label, script })).pane.pane_id as string
+const agent = (script: Record<string, unknown>, label: string) => web.agent(script, label)
 const open = async (p: Page, pane: string, tab = 'card') => {
   await p.goto(`${stack.bridge.url}/#/agent/b1/${encodeURIComponent(pane)}/${tab}`)
   // A hash change alone keeps the app as it started; a load reads the paired bridge.
@@ -64,11 +58,8 @@ async function pairedPage(init?: string): Promise<Page> {
 }
 
 beforeAll(async () => {
-  ensureBuilt()
-  mkdirSync(SHOTS, { recursive: true })
-  stack = await startStack()
-  repo = join(stack.home, 'repo')
-  mkdirSync(repo, { recursive: true })
+  web = await startWebStack()
+  stack = web.stack
   bearer = (await stack.bridge.pair('phone')).bearer
   browser = await launch({ width: 390, height: 844 })
   page = await pairedPage()
@@ -77,8 +68,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close()
-  await stack?.close()
-  if (!process.env.WEB_SCREENSHOTS) rmSync(SHOTS, { recursive: true, force: true })
+  await web?.close()
 })
 
 describe('options answer only their own question', () => {

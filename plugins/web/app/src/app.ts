@@ -1,4 +1,4 @@
-import { useEffect, useReducer, useState } from 'preact/hooks'
+import { useEffect, useMemo, useReducer, useState } from 'preact/hooks'
 import { html, toast, currentToasts, onToasts, errText } from './ui.ts'
 import { shownToast } from './lib/toasts.ts'
 import { Api } from './lib/api.ts'
@@ -57,13 +57,17 @@ function alertFor(b: SavedBridge, feed: FeedClient, f: any): void {
 
 export function App() {
   const [bridges, setBridges] = useState(loadBridges)
-  const [route, setRoute] = useState(() => parseRoute(location.hash))
+  const [hash, setHash] = useState(location.hash)
+  const route = useMemo(() => parseRoute(hash), [hash])
   const [, bump] = useReducer((n: number) => n + 1, 0)
   const tick = () => bump(undefined)
 
   useEffect(() => {
-    const on = () => setRoute(parseRoute(location.hash))
+    const on = () => setHash(location.hash)
     addEventListener('hashchange', on)
+    // The listener comes after the first paint: a link followed before then (a page opened and
+    // at once sent elsewhere) fired no event for it, and the app stayed on the first view.
+    on()
     return () => removeEventListener('hashchange', on)
   }, [])
   useEffect(() => syncFeeds(bridges, tick), [bridges])

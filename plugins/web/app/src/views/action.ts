@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { html, toast, errText } from '../ui.ts'
+import type { FeedClient } from '../feedclient.ts'
 
 /**
  * A button for a call that changes something on the host (start, stop, close, delete…). It can
@@ -79,4 +80,35 @@ export function ActionButton({
     }
     ${result && html`<span class=${result.ok ? 'result ok' : 'result fail'} role="status">${result.text}</span>`}
   </span>`
+}
+
+/**
+ * Close a pane, after asking (naming the agent in it, if any): the agent view's "Close pane" and
+ * each pane of the Spaces list. The list is read again at once; `onClosed` runs before that.
+ */
+export function ClosePaneButton({
+  feed,
+  pane,
+  agentKind,
+  label = 'Close pane',
+  onClosed,
+}: {
+  feed: FeedClient
+  pane: string
+  agentKind?: string
+  label?: string
+  onClosed?: () => void
+}) {
+  return html`<${ActionButton}
+    label=${label}
+    small
+    danger
+    confirm=${agentKind ? `Close this pane and the ${agentKind} agent in it?` : 'Close this shell pane?'}
+    run=${async () => {
+      await feed.api.post('/pane/close', { pane_id: pane })
+      onClosed?.()
+      void feed.refetch()
+      return `Closed pane ${pane}`
+    }}
+  />`
 }

@@ -2,7 +2,7 @@ import { html } from '../ui.ts'
 import type { FeedClient } from '../feedclient.ts'
 import type { Agent } from '../lib/inbox.ts'
 import { agentHref, viewHref } from '../route.ts'
-import { ActionButton } from './action.ts'
+import { ActionButton, ClosePaneButton } from './action.ts'
 import { MUTE_FOR, mute } from './alerts.ts'
 
 /**
@@ -45,20 +45,7 @@ export function AgentActions({ feed, pane, agent, plain, watchOnly }: { feed: Fe
       html`<a class="button small ghost" href=${agentHref(key, pane, 'activity')}>Activity</a> <a class="button small ghost" href=${agentHref(key, pane, 'commands')}>Commands</a>`
     }
     ${plain && !watchOnly && html`<a class="button small" href=${viewHref('start', key, { where: 'pane', pane })}>Start agent here</a>`}
-    ${
-      !watchOnly &&
-      html`<${ActionButton}
-        label="Close pane"
-        small
-        danger
-        confirm=${agent ? `Close this pane and the ${agent.agent} agent in it?` : 'Close this shell pane?'}
-        run=${async () => {
-          await api.post('/pane/close', { pane_id: pane })
-          location.hash = '#/'
-          return refresh(`Closed pane ${pane}`)
-        }}
-      />`
-    }
+    ${!watchOnly && html`<${ClosePaneButton} feed=${feed} pane=${pane} agentKind=${agent?.agent} onClosed=${() => (location.hash = '#/')} />`}
     ${
       agent &&
       html`<details class="mute-menu">

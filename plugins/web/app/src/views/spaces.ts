@@ -4,7 +4,7 @@ import type { FeedClient } from '../feedclient.ts'
 import type { Pane, Workspace } from '../lib/inbox.ts'
 import { agentTitle } from '../lib/inbox.ts'
 import { agentHref, viewHref } from '../route.ts'
-import { ActionButton } from './action.ts'
+import { ActionButton, ClosePaneButton } from './action.ts'
 import { useWatchOnly } from '../lib/device.ts'
 
 interface BranchInfo {
@@ -151,19 +151,7 @@ function PaneRow({ feed, pane, bridgeKey, ro }: { feed: FeedClient; pane: Pane; 
     }
     <span class="grow"></span>
     ${!agent && !ro && html`<a class="button small ghost" href=${viewHref('start', bridgeKey, { where: 'pane', pane: pane.pane_id })}>Start agent</a>`}
-    ${
-      !ro &&
-      html`<${ActionButton}
-        label="Close"
-        small
-        danger
-        confirm=${agent ? `Close this pane and the ${agent.agent} agent in it?` : 'Close this shell pane?'}
-        run=${async () => {
-          await feed.api.post('/pane/close', { pane_id: pane.pane_id })
-          return done(feed, `Closed pane ${pane.pane_id}`)
-        }}
-      />`
-    }
+    ${!ro && html`<${ClosePaneButton} feed=${feed} pane=${pane.pane_id} agentKind=${agent?.agent} label="Close" />`}
   </li>`
 }
 
