@@ -41,7 +41,9 @@ export function tsType(s, indent = '', ref = noRef) {
   const wrap = (t) => (/[|&]/.test(t) ? `(${t})` : t)
   const obj = (s, indent) => {
     const props = Object.entries(s.properties ?? {})
-    const extra = s.additionalProperties && typeof s.additionalProperties === 'object' ? ty(s.additionalProperties, indent + '  ') : null
+    // `additionalProperties: true` (a loose object): other fields may come, of any type.
+    const extra =
+      s.additionalProperties === true ? 'unknown' : s.additionalProperties && typeof s.additionalProperties === 'object' ? ty(s.additionalProperties, indent + '  ') : null
     if (!props.length) return extra ? `Record<string, ${extra}>` : 'Record<string, unknown>'
     const req = new Set(s.required ?? [])
     const inner = indent + '  '

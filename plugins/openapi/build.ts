@@ -13,9 +13,15 @@ const ROLE_NOTE: Record<string, string> = {
 }
 
 // OpenAPI 3.1 schemas are JSON Schema 2020-12 (a 3.0-style `nullable` would be ignored by its
-// validators); the dialect is the document's, so each schema's own `$schema` is dropped.
+// validators); the dialect is the document's, so each schema's own `$schema` is dropped. A loose
+// object (herdr's records passed through) says so with `additionalProperties: true`, so a client
+// generated from the document knows more fields may come.
 const toSchema = (s: GenericSchema) => {
-  const { $schema: _, ...schema } = toJsonSchema(s, { errorMode: 'ignore', target: 'draft-2020-12' }) as Record<string, unknown>
+  const { $schema: _, ...schema } = toJsonSchema(s, {
+    errorMode: 'ignore',
+    target: 'draft-2020-12',
+    overrideSchema: ({ valibotSchema, jsonSchema }) => (valibotSchema.type === 'loose_object' ? { ...jsonSchema, additionalProperties: true } : undefined),
+  }) as Record<string, unknown>
   return schema
 }
 

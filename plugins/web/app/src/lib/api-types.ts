@@ -107,21 +107,27 @@ export interface GetResponses {
             total: number
             running: number
           }
+          [key: string]: unknown
         }[]
         panes: {
           session: string
+          [key: string]: unknown
         }[]
         tabs: {
           session: string
+          [key: string]: unknown
         }[]
         workspaces: {
           session: string
+          [key: string]: unknown
         }[]
         layouts: {
           session: string
+          [key: string]: unknown
         }[]
         sessions: string[]
         focused_pane_id?: string | null
+        [key: string]: unknown
       }
     }
   }
@@ -422,6 +428,7 @@ export interface PostResponses {
   '/herdr': {
     result: {
       type?: string
+      [key: string]: unknown
     }
   }
   /** Send a sample alert through every notification channel */
