@@ -8,6 +8,10 @@ import userConfig from '../../bridge.config.ts'
 import { defineBridgePlugin } from '../../core/plugin.ts'
 import { defineAgentKind } from '../../lib/agent-kinds.ts'
 import { git, makeRepo, shellReady } from './helpers.ts'
+import type { GetResponses } from '../../plugins/web/app/src/lib/api-types.ts'
+
+/** The snapshot as the API document types it (the web app's generated types). */
+type Snapshot = GetResponses['/snapshot']['result']['snapshot']
 
 // A kind whose transcript dates agents: the test decides the dates through this map.
 const dates = new Map<string, number>()
@@ -23,7 +27,7 @@ const snapshot = async () => {
   const res = await stack.bridge.request('/snapshot')
   expect(res.status).toBe(200)
   expect(res.headers.get('content-type')).toMatch(/^application\/json/)
-  return ((await res.json()) as any).result.snapshot
+  return ((await res.json()) as GetResponses['/snapshot']).result.snapshot
 }
 
 beforeAll(async () => {
@@ -57,28 +61,28 @@ describe('GET /snapshot', () => {
   it('merges both sessions with qualified ids and session labels', async () => {
     const s = await snapshot()
     expect(s.sessions).toEqual(['default', 'work'])
-    expect(s.panes.map((p: any) => [p.pane_id, p.session])).toEqual([
+    expect(s.panes.map((p) => [p.pane_id, p.session])).toEqual([
       ['w1:p1', 'default'],
       ['w2:p1', 'default'],
       ['w3:p1', 'default'],
       ['work/w1:p1', 'work'],
       ['work/w2:p1', 'work'],
     ])
-    expect(s.tabs.map((t: any) => [t.tab_id, t.workspace_id, t.session])).toEqual([
+    expect(s.tabs.map((t) => [t.tab_id, t.workspace_id, t.session])).toEqual([
       ['w1:t1', 'w1', 'default'],
       ['w2:t1', 'w2', 'default'],
       ['w3:t1', 'w3', 'default'],
       ['work/w1:t1', 'work/w1', 'work'],
       ['work/w2:t1', 'work/w2', 'work'],
     ])
-    expect(s.workspaces.map((w: any) => [w.workspace_id, w.active_tab_id, w.session])).toEqual([
+    expect(s.workspaces.map((w) => [w.workspace_id, w.active_tab_id, w.session])).toEqual([
       ['w1', 'w1:t1', 'default'],
       ['w2', 'w2:t1', 'default'],
       ['w3', 'w3:t1', 'default'],
       ['work/w1', 'work/w1:t1', 'work'],
       ['work/w2', 'work/w2:t1', 'work'],
     ])
-    expect(s.layouts.map((l: any) => [l.tab_id, l.focused_pane_id, l.panes.map((p: any) => p.pane_id), l.session])).toEqual([
+    expect(s.layouts.map((l) => [l.tab_id, l.focused_pane_id, (l.panes as { pane_id: string }[]).map((p) => p.pane_id), l.session])).toEqual([
       ['w1:t1', 'w1:p1', ['w1:p1'], 'default'],
       ['w2:t1', 'w2:p1', ['w2:p1'], 'default'],
       ['w3:t1', 'w3:p1', ['w3:p1'], 'default'],
@@ -93,7 +97,7 @@ describe('GET /snapshot', () => {
   it('ranks dated agents first, then by seq, sorted by (attention_rank, recency_rank), with branches', async () => {
     const s = await snapshot()
     expect(
-      s.agents.map((a: any) => ({
+      s.agents.map((a) => ({
         pane_id: a.pane_id,
         agent_status: a.agent_status,
         attention_rank: a.attention_rank,
@@ -125,8 +129,8 @@ describe('GET /snapshot', () => {
 
   it('lists a plain shell pane in panes[] only', async () => {
     const s = await snapshot()
-    expect(s.panes.find((p: any) => p.pane_id === 'work/w2:p1')).toMatchObject({ agent_status: 'unknown', session: 'work' })
-    expect(s.agents.find((a: any) => a.pane_id === 'work/w2:p1')).toBeUndefined()
+    expect(s.panes.find((p) => p.pane_id === 'work/w2:p1')).toMatchObject({ agent_status: 'unknown', session: 'work' })
+    expect(s.agents.find((a) => a.pane_id === 'work/w2:p1')).toBeUndefined()
   })
 
   it('keeps the JSON types a typed client reads', async () => {
@@ -163,7 +167,7 @@ describe('GET /snapshot', () => {
     }
     const typeOf = (v: unknown) => (Number.isInteger(v) ? 'int' : typeof v)
     for (const [list, fields] of Object.entries(want))
-      for (const el of s[list])
+      for (const el of s[list] as Record<string, unknown>[])
         for (const [k, t] of Object.entries(fields)) expect([list, el.pane_id ?? el.tab_id ?? el.workspace_id, k, typeOf(el[k])]).toEqual([list, expect.anything(), k, t])
     expect(typeof s.focused_pane_id).toBe('string')
   })
@@ -172,17 +176,17 @@ describe('GET /snapshot', () => {
     const { sim } = stack
     await shellReady(sim, 'default', 'w3:p1')
     await sim.request('pane.send_text', { pane_id: 'w3:p1', text: `cd ${repos.topic}\r` }, 'default')
-    let agent: any
+    let agent: Snapshot['agents'][number] | undefined
     await until(
       async () => {
-        agent = (await snapshot()).agents.find((a: any) => a.pane_id === 'w3:p1')
+        agent = (await snapshot()).agents.find((a) => a.pane_id === 'w3:p1')
         return agent?.branch === 'topic'
       },
       () => `w3:p1's branch to become topic after the cd; last agent: ${JSON.stringify(agent)}`,
       20_000,
       200,
     )
-    expect([agent.cwd, agent.foreground_cwd, agent.branch]).toEqual([repos.plain, repos.topic, 'topic'])
+    expect([agent?.cwd, agent?.foreground_cwd, agent?.branch]).toEqual([repos.plain, repos.topic, 'topic'])
   })
 
   it('needs a credential before anything else', async () => {
@@ -194,7 +198,7 @@ describe('GET /snapshot', () => {
     await stack.sim.stopSession('work')
     const s = await snapshot()
     expect(s.sessions).toEqual(['default'])
-    expect(s.panes.map((p: any) => p.pane_id)).toEqual(['w1:p1', 'w2:p1', 'w3:p1'])
+    expect(s.panes.map((p) => p.pane_id)).toEqual(['w1:p1', 'w2:p1', 'w3:p1'])
     await stack.sim.stopSession('default')
     // Well under herdr's 15 s deadline: a dead socket must fail at once, not hang.
     const res = await stack.bridge.request('/snapshot', { signal: AbortSignal.timeout(5_000) })
