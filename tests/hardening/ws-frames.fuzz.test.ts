@@ -56,11 +56,11 @@ const dataFrame = fc.oneof(
   ),
 )
 
-function openWs(url: string): Promise<{ ws: WebSocket; closed: Promise<{ code: number; reason: string }>; frames: any[] }> {
+function openWs(url: string): Promise<{ ws: WebSocket; closed: Promise<{ code: number; reason: string }>; frames: unknown[] }> {
   const ws = new WebSocket(url)
-  const frames: any[] = []
-  ws.addEventListener('message', (e: any) => frames.push(JSON.parse(String(e.data))))
-  const closed = new Promise<{ code: number; reason: string }>((r) => ws.addEventListener('close', (e: any) => r({ code: e.code, reason: e.reason })))
+  const frames: unknown[] = []
+  ws.addEventListener('message', (e) => frames.push(JSON.parse(String(e.data))))
+  const closed = new Promise<{ code: number; reason: string }>((r) => ws.addEventListener('close', (e) => r({ code: e.code, reason: e.reason })))
   return new Promise((resolve, reject) => {
     ws.addEventListener('open', () => resolve({ ws, closed, frames }), { once: true })
     ws.addEventListener('error', () => reject(new Error('websocket failed to open')), { once: true })
@@ -83,7 +83,7 @@ describe('/events: any inbound data frame ends the stream with 1000', () => {
         const c = await openWs(eventsUrl())
         // Before the snapshot went out, or after it: both end the same way.
         if (afterSnapshot) await until(() => c.frames.length > 0, 'the snapshot frame')
-        c.ws.send(data as any)
+        c.ws.send(data)
         expect(await c.closed).toEqual({ code: 1000, reason: 'end of stream' })
       }),
       { numRuns: 40 },
@@ -98,7 +98,7 @@ describe('/agent-transcript: anything but a well-formed load_older closes 1000; 
       fc.asyncProperty(dataFrame, async (data) => {
         const c = await connect(transcriptUrl())
         await c.until((f) => f.type === 'backlog_complete')
-        c.ws.send(data as any)
+        c.ws.send(data)
         const wellFormed = typeof data === 'string' && parseInbound(data) !== null
         if (wellFormed) {
           expect((await c.until((f) => f.type === 'page_complete')).requested_before_seq).toBe(JSON.parse(data).before_seq)

@@ -11,6 +11,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { git, makeRepo } from '../herdr-client/helpers.ts'
+import type { PluginEntry } from '../../core/plugin.ts'
+import type { GetResponses } from '../../plugins/web/app/src/lib/api-types.ts'
+
+type Snapshot = GetResponses['/snapshot']['result']['snapshot']
 
 const RECONCILE_MS = 1500
 
@@ -19,13 +23,13 @@ const url = () => `${st.bridge.wsUrl}/events?token=${st.bridge.adminToken}`
 const snapshot = async () => {
   const res = await st.bridge.request('/snapshot')
   expect(res.status).toBe(200)
-  return ((await res.json()) as any).result.snapshot
+  return ((await res.json()) as GetResponses['/snapshot']).result.snapshot
 }
-const agentOf = (s: any, pane: string) => s.agents.find((a: any) => a.pane_id === pane)
+const agentOf = (s: Snapshot, pane: string) => s.agents.find((a) => a.pane_id === pane)
 
 beforeAll(async () => {
-  const plugins = userConfig.plugins.map((p) => (p === snapshotPlugin ? ([snapshotPlugin, { reconcileMs: RECONCILE_MS }] as const) : p))
-  st = await startStack({ sessions: ['default', 'work'], bridge: { user: { ...userConfig, plugins: plugins as any } } })
+  const plugins = userConfig.plugins.map((p): PluginEntry => (p === snapshotPlugin ? [snapshotPlugin, { reconcileMs: RECONCILE_MS }] : p))
+  st = await startStack({ sessions: ['default', 'work'], bridge: { user: { ...userConfig, plugins } } })
   await st.bridge.bridge.ingest!.settled()
 })
 afterAll(async () => {
@@ -56,11 +60,11 @@ describe('live snapshot', () => {
       const ws = await st.sim.request('workspace.create', {}, 'work')
       const created = `work/${ws.workspace.workspace_id}`
       await c.next((f) => f.type === 'workspace_created' && f.payload.workspace?.workspace_id === created, 20_000, from)
-      expect((await snapshot()).workspaces.map((w: any) => w.workspace_id)).toContain(created)
+      expect((await snapshot()).workspaces.map((w) => w.workspace_id)).toContain(created)
       const renamed = c.frames.length
       await st.sim.request('workspace.rename', { workspace_id: ws.workspace.workspace_id, label: 'renamed-live' }, 'work')
       await c.next((f) => f.type === 'workspace_renamed' && f.payload.workspace_id === created, 20_000, renamed)
-      expect((await snapshot()).workspaces.find((w: any) => w.workspace_id === created)?.label).toBe('renamed-live')
+      expect((await snapshot()).workspaces.find((w) => w.workspace_id === created)?.label).toBe('renamed-live')
       // The /events snapshot frame of a new client answers from the same model.
       const d = openEvents(url())
       try {
@@ -76,7 +80,7 @@ describe('live snapshot', () => {
 
   test('a change whose event herdr lost is visible within one reconcile interval', async () => {
     const ws = (await st.sim.request('workspace.create', {})).workspace.workspace_id as string
-    const labelOf = async () => (await snapshot()).workspaces.find((w: any) => w.workspace_id === ws)?.label
+    const labelOf = async () => (await snapshot()).workspaces.find((w) => w.workspace_id === ws)?.label
     await expect.poll(labelOf, { timeout: 20_000 }).toBeDefined()
     // herdr loses the rename's event; a raw lifecycle subscription shows it was never published.
     const raw = await st.sim.subscribe([{ type: 'workspace.renamed' }])
@@ -84,7 +88,7 @@ describe('live snapshot', () => {
     await st.sim.request('workspace.rename', { workspace_id: ws, label: 'renamed-silently' })
     const changed = Date.now()
     await expect.poll(labelOf, { timeout: 20_000, interval: 50 }).toBe('renamed-silently')
-    expect(raw.events.filter((e: any) => e.data?.workspace_id === ws)).toEqual([])
+    expect(raw.events.filter((e) => e.data?.workspace_id === ws)).toEqual([])
     raw.close()
     // One interval, plus room for the round trip on a loaded machine.
     expect(Date.now() - changed).toBeLessThan(RECONCILE_MS + 1500)
