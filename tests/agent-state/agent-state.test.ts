@@ -5,6 +5,8 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { startStack, type Stack } from '../harness/stack.ts'
 import { until } from '../harness/wait.ts'
+import type { GetResponses } from '../../plugins/web/app/src/lib/api-types.ts'
+import type { BusEvent } from '../../core/bus.ts'
 
 let stack: Stack
 let cwd: string
@@ -14,13 +16,16 @@ async function claudePane(script: Record<string, unknown>): Promise<string> {
   return r.pane.pane_id as string
 }
 
+/** The card as the API document types it. */
+type Card = GetResponses['/agent-state']
+
 const get = (path: string, token?: string | null) => stack.bridge.request(path, token === undefined ? {} : { token })
 
-async function cardWhen(pane: string, pred: (c: any) => boolean, what: string): Promise<any> {
+async function cardWhen(pane: string, pred: (c: Card) => boolean, what: string): Promise<Card> {
   return until(async () => {
     const res = await get(`/agent-state?pane=${encodeURIComponent(pane)}`)
     if (res.status !== 200) throw new Error(`agent-state ${res.status}: ${await res.text()}`)
-    const c = await res.json()
+    const c = (await res.json()) as Card
     return pred(c) ? c : undefined
   }, what)
 }
@@ -49,7 +54,7 @@ describe('GET /agent-state', () => {
       mode: 'acceptEdits',
       permission: { name: 'Bash', input: { command: 'rm -rf build', description: 'Remove the build output' }, category: 'tool_approval' },
     })
-    const card = await cardWhen(pane, (c) => c.agent_status === 'blocked' && c.blocked?.options?.length > 0, 'a blocked card')
+    const card = await cardWhen(pane, (c) => c.agent_status === 'blocked' && (c.blocked?.options.length ?? 0) > 0, 'a blocked card')
     expect(card).toEqual({
       pane_id: pane,
       agent_kind: 'claude',
@@ -82,7 +87,7 @@ describe('GET /agent-state', () => {
         category: 'question_panel',
       },
     })
-    const card = await cardWhen(pane, (c) => c.agent_status === 'blocked' && c.blocked?.options?.length > 0, 'a blocked question card')
+    const card = await cardWhen(pane, (c) => c.agent_status === 'blocked' && (c.blocked?.options.length ?? 0) > 0, 'a blocked question card')
     expect(card.headline).toBe('Which database should we use?')
     expect(card.blocked).toEqual({
       question: 'Which database should we use?',
@@ -149,7 +154,7 @@ describe('POST /agent-mode/cycle', () => {
     const pane = await claudePane({ start: 'idle', mode: 'acceptEdits' })
     await screenHas(pane, 'accept edits on')
     const seqBefore = stack.bridge.bridge.ctx.bus.seq
-    const events: any[] = []
+    const events: BusEvent[] = []
     const off = stack.bridge.bridge.ctx.bus.subscribe({ deliver: (e) => void events.push(e) })
     try {
       // The read-back window is about 1 s; a machine too slow to redraw within it may omit the
@@ -167,7 +172,7 @@ describe('POST /agent-mode/cycle', () => {
       expect(card.permission_mode).toBe('plan')
       const cycled = events.find((e) => e.source === 'bridge' && e.type === 'mode_cycled')
       expect(cycled?.payload).toEqual({ pane, ...(first.permission_mode ? { permission_mode: 'plan' } : {}) })
-      expect(cycled.seq).toBeGreaterThan(seqBefore)
+      expect(cycled!.seq).toBeGreaterThan(seqBefore)
 
       await cycle('bypassPermissions')
       await screenHas(pane, 'bypass permissions on')
@@ -210,10 +215,10 @@ describe('generic fallback', () => {
     expect(card.agent_kind).toBe('amp')
     expect(card.parsed).toBe(false)
     expect('blocked' in card).toBe(false)
-    expect(card.transcript.length).toBeLessThanOrEqual(12)
+    expect(card.transcript!.length).toBeLessThanOrEqual(12)
     expect(card.transcript).toContain('line-20')
-    expect(card.detail).toBe(card.transcript.join('\n'))
-    expect(card.headline).toBe(card.transcript.at(-1))
+    expect(card.detail).toBe(card.transcript!.join('\n'))
+    expect(card.headline).toBe(card.transcript!.at(-1))
   })
 })
 
@@ -230,8 +235,8 @@ describe('herdr 0.9 kinds', () => {
       const card = await cardWhen(panes[kind], (c) => c.agent_status === 'working', `a working ${kind} card`)
       expect([card.agent_kind, card.parsed]).toEqual([kind, false])
     }
-    const snap = (await (await get('/snapshot')).json()) as any
-    const agents = snap.result.snapshot.agents as any[]
+    const snap = (await (await get('/snapshot')).json()) as GetResponses['/snapshot']
+    const agents = snap.result.snapshot.agents
     expect(kinds.map((k) => agents.find((a) => a.pane_id === panes[k])?.agent)).toEqual(kinds)
   })
 })

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
+import type { GetResponses, PostResponses } from '../../plugins/web/app/src/lib/api-types.ts'
 
 let b: TestBridge
 afterEach(async () => {
@@ -22,7 +23,7 @@ describe('pairing', () => {
     const res = await b.request('/pair', { method: 'POST', token: null, json: { code: c, device_name: 'pixel', push_token: 'tok-1', extra: 'ignored' } })
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toMatch(/^application\/json/)
-    const d = (await res.json()) as any
+    const d = (await res.json()) as PostResponses['/pair']
     expect(d.id).toMatch(/^[0-9a-f]{8}$/)
     expect(d.bearer).toMatch(/^[0-9a-f]{64}$/)
     expect(d.name).toBe('pixel')
@@ -35,7 +36,7 @@ describe('pairing', () => {
   it('accepts fcm_token as the push token and defaults the name', async () => {
     b = await startBridge()
     const res = await b.request('/pair', { method: 'POST', token: null, json: { code: await code(b), fcm_token: 'fcm-9' } })
-    const d = (await res.json()) as any
+    const d = (await res.json()) as PostResponses['/pair']
     expect(d.name).toBe('device')
     expect(b.bridge.ctx.devices.get(d.id)?.push_token).toBe('fcm-9')
   })
@@ -81,7 +82,7 @@ describe('pairing', () => {
     expect(await res.text()).toMatch(/^code: /)
     const nulls = await b.request('/pair', { method: 'POST', token: null, json: { code: await code(b), device_name: null, fcm_token: null } })
     expect(nulls.status).toBe(200)
-    expect(((await nulls.json()) as any).name).toBe('device')
+    expect(((await nulls.json()) as PostResponses['/pair']).name).toBe('device')
     const bad = await b.request('/pair', { method: 'POST', token: null, body: '{not json', headers: { 'content-type': 'application/json' } })
     expect(bad.status).toBe(400)
     expect(await bad.text()).toBe('body is not valid JSON')
@@ -108,8 +109,8 @@ describe('devices', () => {
     b = await startBridge()
     const one = await b.pair('one')
     const two = await b.pair('two')
-    const list = (await (await b.request('/admin/devices')).json()) as any
-    expect(list.devices.map((d: any) => d.name)).toEqual(['one', 'two'])
+    const list = (await (await b.request('/admin/devices')).json()) as GetResponses['/admin/devices']
+    expect(list.devices.map((d) => d.name)).toEqual(['one', 'two'])
     expect(JSON.stringify(list)).not.toContain(one.bearer)
     const rev = await b.request('/admin/devices/revoke', { method: 'POST', json: { id: one.id } })
     expect(rev.status).toBe(200)
