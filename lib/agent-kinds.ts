@@ -19,6 +19,8 @@ export interface AgentKind {
   transcript?: TranscriptCapability
   commands?: CommandsCapability
   usage?: UsageCapability
+  /** Options a start may give the agent (`POST /agent/start` `options`), each becoming arguments. */
+  start?: StartCapability
 }
 
 /** The card read from the screen (`GET /agent-state`), the approve key and the permission modes. */
@@ -137,9 +139,32 @@ export interface KindUsage {
 /** Quota reader (`GET /usage`). */
 export type UsageCapability = (input: { ctx: KindContext }) => Promise<KindUsage>
 
+/**
+ * One option of a kind's start: `options: {model: 'sonnet'}` becomes `--model sonnet` after the
+ * executable (herdr's `agent.start` `args`). Only declared options pass, with a value of their shape.
+ */
+export interface StartOption {
+  /** Its key in `options`: lowercase letters, digits and `_`. */
+  name: string
+  /** What it is, for a client's label ("Model"). */
+  label: string
+  /** The flag the value follows (`--model`). */
+  flag: string
+  /** The values it takes, when it is a choice; else free text of `pattern`'s shape. */
+  values?: readonly string[]
+  /** Free text's shape, anchored (default: 1–100 of letters, digits and . _ : / @ [ ] + -). */
+  pattern?: RegExp
+  /** An example value, for a client's placeholder. */
+  hint?: string
+}
+
+export interface StartCapability {
+  options: readonly StartOption[]
+}
+
 /** The capabilities a plugin may contribute for a kind. */
 export type KindCapability = Exclude<keyof AgentKind, 'kind'>
-const CAPABILITIES: readonly KindCapability[] = ['screen', 'question', 'transcript', 'commands', 'usage']
+const CAPABILITIES: readonly KindCapability[] = ['screen', 'question', 'transcript', 'commands', 'usage', 'start']
 
 export function defineAgentKind(def: AgentKind): AgentKind {
   return def

@@ -22,6 +22,8 @@ export {
   type SlashCommand,
   type UsageCapability,
   type KindUsage,
+  type StartCapability,
+  type StartOption,
 } from './agent-kinds.ts'
 export type { AgentInfo } from './herdr-types.ts'
 export type { KindContext } from './kind-context.ts'

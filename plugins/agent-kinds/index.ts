@@ -3,7 +3,7 @@
  * the features a pane's kind has (the mode switch, the transcript tab) without naming kinds.
  *
  *   GET /agent-kinds   {kinds: [{kind, card, permission_modes?, mode_cycle, transcript,
- *                       subagents, commands, usage, question}]}   (device)
+ *                       subagents, commands, usage, question, start_options?}]}   (device)
  *
  * A kind missing from the list has only the generic behaviour. Read from the registry on every
  * request; nothing is stored.
@@ -29,6 +29,8 @@ const kindSchema = v.object({
   usage: v.boolean(),
   /** Blocked questions are answered through the kind's own service. */
   question: v.boolean(),
+  /** What `POST /agent/start` `options` may set, when the kind declares any: a choice of `values`, else free text. */
+  start_options: v.optional(v.array(v.object({ name: v.string(), label: v.string(), values: v.optional(v.array(v.string())), hint: v.optional(v.string()) }))),
 })
 
 export function describeKind(k: AgentKind): v.InferOutput<typeof kindSchema> {
@@ -43,6 +45,9 @@ export function describeKind(k: AgentKind): v.InferOutput<typeof kindSchema> {
     commands: typeof k.commands === 'function',
     usage: typeof k.usage === 'function',
     question: typeof k.question?.pending === 'function',
+    ...(k.start?.options.length
+      ? { start_options: k.start.options.map((o) => ({ name: o.name, label: o.label, ...(o.values ? { values: [...o.values] } : {}), ...(o.hint ? { hint: o.hint } : {}) })) }
+      : {}),
   }
 }
 

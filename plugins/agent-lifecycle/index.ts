@@ -7,13 +7,14 @@ import { createPane, waitForPrompt } from '../../core/herdr/panes.ts'
 import { availableAgents, createKindCatalog, findOnPath, knownKinds, type KindCatalog } from './catalog.ts'
 import { checkCwd, clampTimeout, deriveName, NAME_RE } from './rules.ts'
 import { launch, stopToPrompt } from './launch.ts'
+import { startArgs } from './options.ts'
 
 /**
  * Agent lifecycle: start, restart and stop an agent in a pane. Errors are short plain-text bodies
  * (clients show them).
  *   GET  /agents/available  {agents: [{kind, path, state_reporting}], known_kinds, discovery}
  *   POST /agent/start       {kind, pane_id | split_from | workspace_id, cwd?, prompt?, name?,
- *                           direction?, label?, timeout_ms?} → {pane_id, tab_id, workspace_id, kind,
+ *                           direction?, label?, timeout_ms?, options?} → {pane_id, tab_id, workspace_id, kind,
  *                           name, created_pane, prompt_sent, prompt_error?}; bridge `agent_started`
  *   POST /agent/restart     {pane_id, prompt?, timeout_ms?} → {restarted, pane_id, kind, name, cwd,
  *                           prompt_sent, history_kept: false, prompt_error?}; bridge `agent_restarted`
@@ -68,6 +69,8 @@ export default defineBridgePlugin({
         direction: v.optional(v.picklist(['right', 'down', 'up', 'left'], 'want right, down, up or left')),
         label: str(),
         timeout_ms: v.optional(v.number('want a number')),
+        /** The kind's start options (`GET /agent-kinds` lists them as `start_options`). */
+        options: v.optional(v.record(v.string(), v.string('want a string'), 'want an object of option names to strings')),
       }),
       audit: ({ body }) => ({ pane: firstId(body.pane_id, body.split_from, body.workspace_id) }),
       async handler({ body, ctx, state }) {
@@ -83,6 +86,8 @@ export default defineBridgePlugin({
         const kind = body.kind.trim().toLowerCase()
         const kinds = await knownKinds(ctx, state)
         if (kinds.length && !kinds.includes(kind)) fail(400, `unknown agent kind: ${kind}`)
+        const started = startArgs(kind, ctx.agentKinds.get(kind), body.options)
+        if ('error' in started) fail(400, started.error)
         if (!findOnPath(kind, ctx.env.PATH)) fail(409, `${kind} is not installed on this host (not on PATH)`)
         const timeoutMs = clampTimeout(body.timeout_ms)
 
@@ -119,7 +124,7 @@ export default defineBridgePlugin({
           fail(409, `pane ${ids.pane_id} is busy running ${shell.busyWith}`.slice(0, 400))
         }
         const name = body.name ?? deriveName(kind, paneId)
-        const r = await launch(ctx, { session, paneId, kind, name, timeoutMs, prompt: body.prompt || undefined })
+        const r = await launch(ctx, { session, paneId, kind, name, timeoutMs, args: started.args, prompt: body.prompt || undefined })
         ctx.bus.publish('bridge', 'agent_started', { ...ids, kind, name: r.name, created_pane: created, session })
         return { ...ids, kind, name: r.name, created_pane: created, prompt_sent: r.prompt_sent, ...(r.prompt_error ? { prompt_error: r.prompt_error } : {}) }
       },

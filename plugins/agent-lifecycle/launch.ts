@@ -39,14 +39,23 @@ export interface LaunchResult {
  * the agent is running and ready; readiness is herdr's verdict, never predicted. Then submits
  * `prompt`; a dropped prompt is reported, not thrown.
  */
-export async function launch(ctx: PluginContext, o: { session: string; paneId: string; kind: string; name: string; timeoutMs: number; prompt?: string }): Promise<LaunchResult> {
+export async function launch(
+  ctx: PluginContext,
+  o: { session: string; paneId: string; kind: string; name: string; timeoutMs: number; args?: string[]; prompt?: string },
+): Promise<LaunchResult> {
   // A previous occupant's name must be gone before herdr accepts it again (restart).
   const freeBy = Date.now() + 3000
   while (Date.now() < freeBy && (await agentAt(ctx, o.session, o.name))) await sleep(150)
 
   try {
     await retrying(
-      () => ctx.herdr.call(o.session, 'agent.start', { name: o.name, kind: o.kind, pane_id: o.paneId, timeout_ms: o.timeoutMs }, { timeoutMs: o.timeoutMs + 10_000 }),
+      () =>
+        ctx.herdr.call(
+          o.session,
+          'agent.start',
+          { name: o.name, kind: o.kind, pane_id: o.paneId, timeout_ms: o.timeoutMs, ...(o.args?.length ? { args: o.args } : {}) },
+          { timeoutMs: o.timeoutMs + 10_000 },
+        ),
       ['agent_pane_busy', 'agent_name_taken'],
       250,
       10_000,

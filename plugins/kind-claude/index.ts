@@ -7,6 +7,7 @@
  *               (transcript/)
  *   commands    .claude/commands and .claude/skills of the project and the user, built-ins
  *   usage       the plan quota from ~/.claude/.credentials.json (usage.ts)
+ *   start       options a start may give: the model, the permission mode
  *
  * Option: `[kindClaude, { usageUrl }]` (or env BRIDGE_USAGE_URL) replaces the quota endpoint.
  *
@@ -29,6 +30,12 @@ export const claude = defineAgentKind({
   screen: claudeScreen,
   transcript: claudeTranscript,
   commands: async ({ cwd, ctx }) => claudeCommands(cwd, ctx.home),
+  start: {
+    options: [
+      { name: 'model', label: 'Model', flag: '--model', hint: 'sonnet' },
+      { name: 'permission_mode', label: 'Permission mode', flag: '--permission-mode', values: ['default', 'acceptEdits', 'plan', 'bypassPermissions'] },
+    ],
+  },
 })
 
 export default defineBridgePlugin<KindClaudeOptions>({

@@ -147,6 +147,38 @@ describe('agent lifecycle against the simulator', () => {
     const r = await st.post('/agent/stop', { pane_id: pane })
     expect(r).toEqual({ status: 409, type: expect.stringMatching(/^text\/plain/), body: `the claude agent in pane ${pane} did not quit; it is still running` })
   })
+
+  it("passes the kind's start options to herdr as arguments, and refuses others with a one-line 400", async () => {
+    const panes = (await st.sim.request('pane.list', {})).panes.length
+    const cases: [unknown, string][] = [
+      [{ effort: 'high' }, 'options.effort: claude has no such start option (it takes model, permission_mode)'],
+      [{ permission_mode: 'yolo' }, 'options.permission_mode: want one of default, acceptEdits, plan, bypassPermissions'],
+      [{ model: '--dangerously-skip-permissions' }, 'options.model: want up to 100 letters, digits or . _ : / @ [ ] + - (not starting with -)'],
+      [{ model: 'a b' }, 'options.model: want up to 100 letters, digits or . _ : / @ [ ] + - (not starting with -)'],
+      [{ model: 7 }, 'options.model: want a string'],
+      ['sonnet', 'options: want an object of option names to strings'],
+    ]
+    for (const [options, msg] of cases) {
+      const r = await st.post('/agent/start', { kind: 'claude', workspace_id: 'w1', options })
+      expect([options, r.status, r.type.split(';')[0], r.body]).toEqual([options, 400, 'text/plain', msg])
+    }
+    expect((await st.sim.request('pane.list', {})).panes.length).toBe(panes)
+    // A kind that declares none takes none.
+    expect(await st.post('/agent/start', { kind: 'pi', workspace_id: 'w1', options: { model: 'x' } })).toMatchObject({
+      status: 400,
+      body: 'options.model: pi has no such start option (it takes none)',
+    })
+    const r = await st.post('/agent/start', { kind: 'claude', workspace_id: 'w1', options: { permission_mode: 'plan', model: 'sonnet' } })
+    expect(r.status).toBe(200)
+    // What herdr launched: the agent's process, with the options in the kind's declared order.
+    const argv = await until(
+      async () =>
+        (await st.sim.request('pane.process_info', { pane_id: r.body.pane_id })).process_info.foreground_processes?.find((p: any) => p.argv?.includes('--kind'))?.argv as
+          string[] | undefined,
+      'the agent in the foreground',
+    )
+    expect(argv.slice(argv.indexOf('--kind'))).toEqual(['--kind', 'claude', '--model', 'sonnet', '--permission-mode', 'plan'])
+  })
 })
 
 describe('lifecycle body checks', () => {

@@ -17,7 +17,7 @@ describe('the kind registry', () => {
     expect(Object.keys(r.get(' THING ')!).sort()).toEqual(['kind', 'screen', 'usage'])
     expect(() => r.register(defineAgentKind({ kind: 'thing', screen: {} }), 'c')).toThrow('agent kind thing: screen is contributed by both plugin a and plugin c')
     expect(() => r.register({ kind: 'thing', parseScreen: () => null } as any, 'd')).toThrow(
-      'agent kind thing (plugin d): unknown capability parseScreen; want one of screen, question, transcript, commands, usage',
+      'agent kind thing (plugin d): unknown capability parseScreen; want one of screen, question, transcript, commands, usage, start',
     )
     expect(() => r.register({ kind: ' ' } as any, 'e')).toThrow('plugin e: an agent kind needs a non-empty kind id')
   })

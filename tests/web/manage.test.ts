@@ -88,9 +88,12 @@ afterAll(async () => {
 })
 
 describe('running agents from the phone', () => {
-  it('starts claude in a new worktree with a first prompt, and it shows up at once', async () => {
+  it("starts claude in a new worktree with the kind's options and a first prompt, and it shows up at once", async () => {
     await go('#/start')
     await page.getByLabel('Agent kind').selectOption('claude')
+    // claude's start options, as the bridge lists them (GET /agent-kinds).
+    await page.getByLabel('Model', { exact: true }).fill('sonnet')
+    await page.getByLabel('Permission mode', { exact: true }).selectOption('plan')
     await page.getByLabel('A new worktree (its own branch)').check()
     await page.getByLabel('Space', { exact: true }).selectOption({ label: 'repo' })
     await page.getByLabel('Branch', { exact: true }).fill('feat-tests')
@@ -106,6 +109,9 @@ describe('running agents from the phone', () => {
     worktreePath = /worktree (\S+)\nHEAD \S+\nbranch refs\/heads\/feat-tests/.exec(wt)![1]
     const agent = (await sim.request('agent.get', { target: worktreePane })).agent
     expect([agent.agent, agent.cwd]).toEqual(['claude', worktreePath])
+    // What herdr launched in the pane: claude with the options as its arguments.
+    const launched = (await sim.request('pane.process_info', { pane_id: worktreePane })).process_info.foreground_processes.find((p: any) => p.argv?.includes('--kind'))
+    expect(launched.argv.slice(launched.argv.indexOf('--kind'))).toEqual(['--kind', 'claude', '--model', 'sonnet', '--permission-mode', 'plan'])
     await screenHas(worktreePane, 'Add tests')
     await page.getByRole('link', { name: 'Open claude' }).click()
     await page.locator('#card-headline').waitFor()

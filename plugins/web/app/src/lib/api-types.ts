@@ -232,6 +232,12 @@ export interface GetResponses {
       commands: boolean
       usage: boolean
       question: boolean
+      start_options?: {
+        name: string
+        label: string
+        values?: string[]
+        hint?: string
+      }[]
     }[]
   }
   /** An agent pane's pending git changes */
@@ -691,6 +697,7 @@ export interface PostBodies {
     direction?: 'right' | 'down' | 'up' | 'left'
     label?: string
     timeout_ms?: number
+    options?: Record<string, string>
   }
   '/agent/restart': {
     pane_id?: string

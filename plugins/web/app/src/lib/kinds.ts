@@ -11,6 +11,8 @@ export interface KindCaps {
   commands: boolean
   usage: boolean
   question: boolean
+  /** What a start may set (`POST /agent/start` `options`): a choice of `values`, else free text. */
+  start_options?: Array<{ name: string; label: string; values?: string[]; hint?: string }>
 }
 
 const cache = new WeakMap<Api, Promise<Map<string, KindCaps> | null>>()

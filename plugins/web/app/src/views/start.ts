@@ -5,6 +5,7 @@ import { agentHref } from '../route.ts'
 import { ActionButton } from './action.ts'
 import { FolderPicker } from './browse.ts'
 import { useWatchOnly } from '../lib/device.ts'
+import { loadKinds, type KindCaps } from '../lib/kinds.ts'
 
 interface Available {
   agents: Array<{ kind: string; path: string; state_reporting: boolean }>
@@ -70,6 +71,13 @@ function StartForm({ feed, params }: { feed: FeedClient; params: URLSearchParams
   const [name, setName] = useState('')
   const [prompt, setPrompt] = useState('')
   const [started, setStarted] = useState<{ pane_id: string; kind: string } | null>(null)
+  // The kind's start options (GET /agent-kinds), set per kind; empty means the kind's default.
+  const [caps, setCaps] = useState<Map<string, KindCaps> | null>(null)
+  const [options, setOptions] = useState<Record<string, Record<string, string>>>({})
+  useEffect(() => void loadKinds(api).then(setCaps), [api])
+  const declared = caps?.get(kind)?.start_options ?? []
+  const chosen = Object.fromEntries(declared.map((o) => [o.name, (options[kind]?.[o.name] ?? '').trim()]).filter(([, v]) => v))
+  const setOption = (name: string, value: string) => setOptions((all) => ({ ...all, [kind]: { ...all[kind], [name]: value } }))
   useEffect(() => {
     api.get<Available>('/agents/available').then(
       (r) => {
@@ -89,7 +97,13 @@ function StartForm({ feed, params }: { feed: FeedClient; params: URLSearchParams
     const target = await targetFor(feed, where, { workspace, branch, folder, pane })
     const r = await api.request<any>('/agent/start', {
       method: 'POST',
-      json: { kind, ...target, ...(name.trim() ? { name: name.trim() } : {}), ...(prompt.trim() ? { prompt: prompt.trim() } : {}) },
+      json: {
+        kind,
+        ...target,
+        ...(name.trim() ? { name: name.trim() } : {}),
+        ...(prompt.trim() ? { prompt: prompt.trim() } : {}),
+        ...(Object.keys(chosen).length ? { options: chosen } : {}),
+      },
       timeoutMs: 150_000,
     })
     setStarted({ pane_id: r.pane_id, kind: r.kind })
@@ -113,6 +127,33 @@ function StartForm({ feed, params }: { feed: FeedClient; params: URLSearchParams
                   ${avail.agents.map((a) => html`<option value=${a.kind}>${a.kind}${a.state_reporting ? '' : ' (no status reports)'}</option>`)}
                 </select>
               </label>`
+        }
+        ${
+          declared.length > 0 &&
+          html`<fieldset class="kind-options">
+            <legend>${kind} options <span class="muted small">(empty: ${kind}'s own default)</span></legend>
+            ${declared.map((o) =>
+              o.values
+                ? html`<label
+                    >${o.label}
+                    <select aria-label=${o.label} value=${options[kind]?.[o.name] ?? ''} onChange=${(e: any) => setOption(o.name, e.currentTarget.value)}>
+                      <option value="">default</option>
+                      ${o.values.map((v) => html`<option value=${v}>${v}</option>`)}
+                    </select>
+                  </label>`
+                : html`<label
+                    >${o.label}
+                    <input
+                      aria-label=${o.label}
+                      value=${options[kind]?.[o.name] ?? ''}
+                      placeholder=${o.hint ? `e.g. ${o.hint}` : ''}
+                      onInput=${(e: any) => setOption(o.name, e.currentTarget.value)}
+                      autocapitalize="off"
+                      spellcheck=${false}
+                    />
+                  </label>`,
+            )}
+          </fieldset>`
         }
         <fieldset class="where">
           <legend>Where</legend>
