@@ -5,6 +5,7 @@
 // lifecycle, spaces, the other views, devices and roles, alerts, triage and lost access.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { execFileSync } from 'node:child_process'
+import { createServer, type Server } from 'node:http'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -18,6 +19,9 @@ import { paneHas, shoot as shootAt, shotsDir } from './rig.ts'
 let home: string
 let sim: Awaited<ReturnType<typeof startSim>>
 let bridge: TestBridge
+// The bridge's webhook channel posts here: what a test push sent.
+let hookServer: Server
+const hooks: any[] = []
 let browser: Browser
 let page: Page
 let repo: string
@@ -65,7 +69,18 @@ beforeAll(async () => {
     }),
   )
   sim = await startSim({ home, testMode: true, env: { FAKE_AGENT_SCRIPT: script } })
-  bridge = await startBridge({ home, env: { PATH: sim.clientEnv().PATH! } })
+  hookServer = createServer((req, res) => {
+    let body = ''
+    req.on('data', (c) => (body += c))
+    req.on('end', () => {
+      // The bridge's /ports probes every listening port with a GET: only the hook's POSTs count.
+      if (req.method === 'POST' && req.url === '/hook') hooks.push(JSON.parse(body))
+      res.end('ok')
+    })
+  })
+  await new Promise<void>((res) => hookServer.listen(0, '127.0.0.1', res))
+  const hookUrl = `http://127.0.0.1:${(hookServer.address() as { port: number }).port}/hook`
+  bridge = await startBridge({ home, env: { PATH: sim.clientEnv().PATH!, BRIDGE_WEBHOOK_URL: hookUrl, BRIDGE_WEBHOOK_SECRET: 'manage-test' } })
   repo = join(home, 'repo')
   mkdirSync(repo)
   git(repo, 'init', '-q', '-b', 'main')
@@ -83,6 +98,7 @@ afterAll(async () => {
   await browser?.close()
   await bridge?.close()
   await sim?.stop()
+  await new Promise((res) => (hookServer ? hookServer.close(res) : res(undefined)))
   rmSync(home, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 })
   shots.done()
 })
@@ -306,7 +322,7 @@ describe('running agents from the phone', () => {
     await screenHas(pane, `/${name}`)
   })
 
-  it('lets an owner rename and revoke devices, and a viewer only watch', async () => {
+  it('lets an owner rename and revoke devices and send a test push, and a viewer only watch', async () => {
     const viewer = await pairAs('viewer', 'viewer phone')
     const other = await pairAs('default', 'old laptop')
     await go('#/devices')
@@ -317,6 +333,13 @@ describe('running agents from the phone', () => {
     await row.locator('.result.ok', { hasText: 'Renamed to den tablet' }).waitFor()
     const listed = (await (await bridge.request('/admin/devices')).json()).devices
     expect(listed.find((d: any) => d.id === viewer.id).name).toBe('den tablet')
+    // A test push goes through every channel: here the webhook the bridge was given.
+    const testPush = page.getByRole('region', { name: 'Test push' })
+    await testPush.getByRole('button', { name: 'Send test push' }).click()
+    await testPush.locator('.result.ok', { hasText: /^Test alert sent: 1 of 1 delivered$/ }).waitFor()
+    expect(hooks.filter((h) => h.pane === 'test')).toEqual([
+      expect.objectContaining({ event: 'agent.done', pane: 'test', body: expect.stringContaining('push notifications work') }),
+    ])
     await shoot('devices')
     const gone = page.locator(`.device[data-device="${other.id}"]`)
     await gone.getByRole('button', { name: 'Revoke' }).click()
@@ -326,6 +349,7 @@ describe('running agents from the phone', () => {
     const pane = (await snapshot()).agents.find((a: any) => a.agent === 'claude').pane_id
     await useDevice(viewer.bearer, '#/devices')
     expect(await page.locator('.me .role').textContent()).toBe('viewer')
+    await until(async () => (await page.getByRole('button', { name: 'Send test push' }).count()) === 0, 'no test push for a viewer')
     await go(`#/agent/b1/${encodeURIComponent(pane)}/card`)
     await page.locator('#card-headline').waitFor()
     // It watches without write controls (roles-ui.test.ts covers the card); the bridge refuses the writes anyway.

@@ -3,6 +3,7 @@ import { html, errText } from '../ui.ts'
 import type { Api } from '../lib/api.ts'
 import { relativeTime } from '../lib/inbox.ts'
 import { ActionButton } from './action.ts'
+import { useWatchOnly } from '../lib/device.ts'
 
 interface Device {
   id: string
@@ -18,7 +19,10 @@ const ROLE_TEXT: Record<string, string> = {
   owner: 'also manages the paired devices',
 }
 
-/** This device's role (GET /device); an owner lists, renames and revokes devices (GET /devices, POST /devices/rename|revoke). */
+/**
+ * This device's role (GET /device); an owner lists, renames and revokes devices (GET /devices,
+ * POST /devices/rename|revoke); a device that may act sends a test push to every device (POST /testpush).
+ */
 export function DevicesView({ api }: { api: Api }) {
   const [me, setMe] = useState<{ id: string; name: string; role: string } | null>(null)
   const [list, setList] = useState<Device[] | null>(null)
@@ -56,7 +60,37 @@ export function DevicesView({ api }: { api: Api }) {
         ${list.map((d) => html`<${DeviceRow} key=${d.id} api=${api} device=${d} mine=${d.id === me?.id} now=${now} onChange=${load} />`)}
       </ul>`
     }
+    <${TestPush} api=${api} />
   </main>`
+}
+
+interface TestPushAnswer {
+  push_enabled: boolean
+  delivered?: number
+  devices?: number
+}
+
+/** What a test push did, in one line. */
+export function testPushText(r: TestPushAnswer): string {
+  if (!r.push_enabled) return 'No alert channel is set up on this bridge: nothing went out'
+  if (r.delivered === undefined) return 'Test alert sent; the channels are still delivering it'
+  return `Test alert sent: ${r.delivered} of ${r.devices ?? r.delivered} delivered`
+}
+
+/** A sample alert through every channel of the bridge, to every device (POST /testpush); not for a watch-only device. */
+function TestPush({ api }: { api: Api }) {
+  if (useWatchOnly(api)) return null
+  return html`<section class="test-push" aria-labelledby="test-push-title">
+    <h2 id="test-push-title">Test push</h2>
+    <p class="muted small">Sends "Test notification: push notifications work" through every channel this bridge has: each paired device's push, ntfy and webhooks.</p>
+    <${ActionButton} label="Send test push" busyLabel="Sending…" run=${async () => testPushText(await api.post<TestPushAnswer>('/testpush', {}))} />
+  </section>`
+}
+
+/** "seen 5 min ago", or "seen just now" (relativeTime says "now" for under 45 s). */
+const seenText = (at: number, now: number) => {
+  const ago = relativeTime(at, now)
+  return !ago || ago === 'now' ? 'just now' : `${ago} ago`
 }
 
 function DeviceRow({ api, device: d, mine, now, onChange }: { api: Api; device: Device; mine: boolean; now: number; onChange: () => void }) {
@@ -68,7 +102,7 @@ function DeviceRow({ api, device: d, mine, now, onChange }: { api: Api; device: 
       <span class="tag">${d.role}</span> ${mine && html`<span class="muted small">this device</span>`}
     </div>
     <div class="row">
-      <span class="muted small">paired ${new Date(d.paired_at).toLocaleDateString()}${d.last_seen ? `, seen ${relativeTime(d.last_seen, now) || 'now'} ago` : ''}</span>
+      <span class="muted small">paired ${new Date(d.paired_at).toLocaleDateString()}${d.last_seen ? `, seen ${seenText(d.last_seen, now)}` : ''}</span>
       <${ActionButton}
         label="Rename"
         small
