@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { execFileSync } from 'node:child_process'
 import { createServer, type Server } from 'node:http'
+import { createServer as createNetServer } from 'node:net'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -277,19 +278,35 @@ describe('running agents from the phone', () => {
   })
 
   it('starts an agent in a folder chosen by browsing the host, in a new space', async () => {
-    const spacesBefore = (await snapshot()).workspaces.length
+    const web = join(repo, 'packages', 'web')
+    mkdirSync(web, { recursive: true })
+    mkdirSync(join(repo, 'packages', 'api'))
+    const spacesBefore = (await snapshot()).workspaces.map((w: any) => w.workspace_id)
     await go('#/start')
     await page.getByLabel('Agent kind').selectOption('claude')
     await page.getByLabel('A folder on the host (a new space)').check()
     const picker = page.getByRole('group', { name: 'Folder on the host' })
+    const at = (path: string) => until(async () => (await picker.locator('.browse-path code').textContent()) === path, `${path} picked`)
+    // Down two folders (each a GET /browse), up one, and down again.
     await picker.getByRole('button', { name: /repo/ }).first().click()
-    await until(async () => (await picker.locator('.browse-path code').textContent()) === repo, 'the repo folder picked')
+    await at(repo)
+    await picker.getByRole('button', { name: '📁 packages' }).click()
+    await at(join(repo, 'packages'))
+    expect(await picker.locator('.folder').allTextContents()).toEqual(['📁 api', '📁 web'])
+    await picker.getByRole('button', { name: '📁 web' }).click()
+    await at(web)
+    await picker.getByRole('button', { name: 'Up one folder' }).click()
+    await at(join(repo, 'packages'))
+    await picker.getByRole('button', { name: '📁 web' }).click()
+    await at(web)
     await page.getByRole('button', { name: 'Start', exact: true }).click()
     const result = page.locator('.result.ok', { hasText: 'Started claude' })
     await result.waitFor({ timeout: 100_000 })
     const pane = /in (\S+?)(,|$)/.exec((await result.textContent())!)![1]
-    expect((await sim.request('agent.get', { target: pane })).agent).toMatchObject({ agent: 'claude', cwd: repo })
-    expect((await snapshot()).workspaces.length).toBe(spacesBefore + 1)
+    // herdr opened a space in that folder, and claude runs there.
+    expect((await sim.request('agent.get', { target: pane })).agent).toMatchObject({ agent: 'claude', cwd: web })
+    const opened = (await snapshot()).workspaces.filter((w: any) => !spacesBefore.includes(w.workspace_id))
+    expect(opened.map((w: any) => w.workspace_id)).toEqual([(await sim.request('pane.get', { pane_id: pane })).pane.workspace_id])
   })
 
   it('shows the timeline, usage, an agent’s activity and its command palette', async () => {
@@ -298,7 +315,6 @@ describe('running agents from the phone', () => {
     await page.locator('.tl-row').first().waitFor()
     expect(await page.locator('.tl-row').count()).toBe(tl.length)
     expect(await page.locator('.tl-row').first().getAttribute('data-pane')).toBe(tl[0].pane)
-    await shoot('timeline')
     const usage = await (await bridge.request('/usage')).json()
     await go('#/usage')
     await page.getByRole('heading', { name: 'Usage' }).waitFor()
@@ -320,6 +336,35 @@ describe('running agents from the phone', () => {
     await page.locator(`.command[data-command="${name}"]`).getByRole('button', { name: 'Run' }).click()
     await page.locator(`.command[data-command="${name}"] .result.ok`).waitFor()
     await screenHas(pane, `/${name}`)
+  })
+
+  it('links a dev server from /ports while it listens, and the link reaches it', async () => {
+    // A real node http server in a pane of its own, on every interface (a loopback-only one gets no link).
+    const port = await new Promise<number>((res) => {
+      const probe = createNetServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as { port: number }
+        probe.close(() => res(port))
+      })
+    })
+    const serve = `node -e "require('http').createServer((q, s) => s.end('dev server up')).listen(${port}, '0.0.0.0')"`
+    const opened = await bridge.request('/pane/new', { method: 'POST', token: owner.bearer, json: { workspace_id: 'w1', command: serve } })
+    const devPane = (await opened.json()).pane_id as string
+    // Listed once the scan finds it, and tied to its pane once it sees the process tree.
+    const listed = await until(
+      async () => ((await (await bridge.request('/ports')).json()).ports as any[]).find((p) => p.port === port && p.pane === devPane),
+      `port ${port} in /ports, from ${devPane}`,
+      60_000,
+    )
+    expect(listed).toMatchObject({ port, bind: '*', loopback: false, proc: 'node' })
+    await go('#/timeline')
+    const link = page.getByRole('list', { name: 'Dev servers' }).getByRole('link', { name: `:${port}` })
+    await link.waitFor()
+    const href = (await link.getAttribute('href'))!
+    expect(href).toBe(`http://127.0.0.1:${port}`)
+    expect(await (await fetch(href)).text()).toBe('dev server up')
+    await shoot('timeline')
+    await bridge.request('/pane/close', { method: 'POST', token: owner.bearer, json: { pane_id: devPane } })
+    await until(async () => !((await (await bridge.request('/ports')).json()).ports as any[]).some((p) => p.port === port), `port ${port} gone from /ports`)
   })
 
   it('lets an owner rename and revoke devices and send a test push, and a viewer only watch', async () => {

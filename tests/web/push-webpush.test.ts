@@ -106,11 +106,13 @@ async function read(p: Page) {
   })
 }
 
+/** This browser paired with the bridge, as pairing leaves it. */
+const saved = () => [{ key: 'b1', url: bridge.url, bearer: device.bearer, name: 'test bridge', server_id: bridge.bridge.ctx.config.server_id, device_id: device.id }]
+
 describe('web push without Firebase', () => {
   it('offers "Enable alerts" from /webpush/key; enabling installs the push worker and stops at the push service', async () => {
     await page.goto(bridge.url + '/')
-    const saved = [{ key: 'b1', url: bridge.url, bearer: device.bearer, name: 'test bridge', server_id: bridge.bridge.ctx.config.server_id, device_id: device.id }]
-    await page.evaluate((list) => localStorage.setItem('herdr-bridge.bridges.v1', JSON.stringify(list)), saved)
+    await page.evaluate((list) => localStorage.setItem('herdr-bridge.bridges.v1', JSON.stringify(list)), saved())
     requests.length = 0
     const key = page.waitForResponse((r) => new URL(r.url()).pathname === '/webpush/key')
     await page.reload()
@@ -202,5 +204,52 @@ describe('web push without Firebase', () => {
     // still handling its click can wait on it indefinitely.
     expect(await read(page)).toEqual([])
     await cdp.detach()
+  }, 90_000)
+
+  it('"Stop Web Push here" takes this browser\'s subscription off the bridge, which then sends it nothing', async () => {
+    // The browser's push service is out of reach, so the Push API is stood in for at its boundary
+    // (PushManager in the page): a subscription to the loopback push service, kept across loads.
+    const keys = browserKeys()
+    const endpoint = `${svc.url}/stop-test`
+    await page.addInitScript(
+      ([endpoint, p256dh, auth]) => {
+        const KEY = 'test.push-subscription'
+        const make = (serverKey: ArrayBuffer) => ({
+          endpoint,
+          expirationTime: null,
+          options: { userVisibleOnly: true, applicationServerKey: serverKey },
+          toJSON: () => ({ endpoint, expirationTime: null, keys: { p256dh, auth } }),
+          unsubscribe: async () => (localStorage.removeItem(KEY), true),
+        })
+        PushManager.prototype.subscribe = async function (o?: PushSubscriptionOptionsInit) {
+          const key = new Uint8Array(o!.applicationServerKey as ArrayBuffer)
+          localStorage.setItem(KEY, JSON.stringify([...key]))
+          return make(key.buffer) as unknown as PushSubscription
+        }
+        PushManager.prototype.getSubscription = async function () {
+          const saved = localStorage.getItem(KEY)
+          return saved ? (make(new Uint8Array(JSON.parse(saved)).buffer) as unknown as PushSubscription) : null
+        }
+      },
+      [endpoint, keys.p256dh, keys.auth],
+    )
+    const sentTo = async () => {
+      // /notify/test answers once every channel has sent: what reached this endpoint is known then.
+      expect((await bridge.request('/notify/test', { method: 'POST', token: device.bearer, json: {} })).status).toBe(200)
+      return svc.received.filter((r) => r.path === '/stop-test').length
+    }
+    await browser.context.grantPermissions(['notifications'], { origin: bridge.url })
+    await page.goto(bridge.url + '/#/')
+    await page.evaluate((list) => localStorage.setItem('herdr-bridge.bridges.v1', JSON.stringify(list)), saved())
+    await page.reload()
+    await page.getByRole('button', { name: 'Enable alerts' }).click()
+    await page.getByRole('button', { name: 'Alerts on' }).waitFor()
+    expect(await sentTo()).toBe(1)
+
+    await page.goto(bridge.url + '/#/alerts')
+    await page.getByRole('button', { name: 'Stop Web Push here' }).click()
+    await page.locator('.confirm').getByRole('button', { name: 'Stop Web Push here' }).click()
+    await page.locator('.result.ok', { hasText: 'This browser gets no Web Push from this bridge now' }).waitFor()
+    expect(await sentTo()).toBe(1)
   }, 90_000)
 })
