@@ -115,6 +115,8 @@ describe('running agents from the phone', () => {
     await page.getByLabel('Space', { exact: true }).selectOption({ label: 'repo' })
     await page.getByLabel('Branch', { exact: true }).fill('feat-tests')
     await page.getByLabel('First prompt', { exact: true }).fill('Add tests')
+    // The shot shows the form's top: the kind and its options.
+    await page.evaluate(() => ((document.activeElement as HTMLElement | null)?.blur(), scrollTo(0, 0)))
     await shoot('start')
     await page.getByRole('button', { name: 'Start', exact: true }).click()
     const result = page.locator('.result.ok', { hasText: 'Started claude' })

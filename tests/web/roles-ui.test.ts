@@ -6,12 +6,16 @@ import type { Page } from 'playwright-core'
 import { startStack, type Stack } from '../harness/stack.ts'
 import { until } from '../harness/wait.ts'
 import { ensureBuilt, launch, type Browser } from './browser.ts'
+import { shoot as shootAt, shotsDir } from './rig.ts'
 
 let stack: Stack
 let browser: Browser
 let page: Page
 let watched: string
 let asked: string
+// The watch-only views' screenshots (docs/screenshots/viewer-*.png with WEB_SCREENSHOTS=1).
+const shots = shotsDir()
+const shoot = (name: string) => shootAt(page, shots.dir, name)
 
 const snapshot = async () => (await (await stack.bridge.request('/snapshot')).json()).result.snapshot
 const screen = async (pane: string) => (await stack.sim.request('pane.read', { pane_id: pane, source: 'visible', format: 'text' })).read.text as string
@@ -50,6 +54,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close()
   await stack?.close()
+  shots.done()
 })
 
 describe('web app by role and bridge level', () => {
@@ -66,6 +71,7 @@ describe('web app by role and bridge level', () => {
     for (const name of ['Restart', 'Stop', 'Close pane', 'Cycle mode']) expect([name, await page.getByRole('button', { name, exact: true }).count()]).toEqual([name, 0])
     // Mute is the viewer's own alert setting: still offered.
     expect(await page.locator('.mute-menu').count()).toBe(1)
+    await shoot('viewer-card')
     await page.goto(`${stack.bridge.url}/#/agent/b1/${encodeURIComponent(watched)}/transcript`)
     await page.locator('.agent-head').waitFor()
     expect(await page.locator('form.reply').count()).toBe(0)
@@ -73,6 +79,10 @@ describe('web app by role and bridge level', () => {
     await page.goto(`${stack.bridge.url}/#/agent/b1/${encodeURIComponent(watched)}/terminal`)
     await page.locator('.term-status', { hasText: 'watching' }).waitFor()
     expect(await page.getByRole('button', { name: 'Take control' }).count()).toBe(0)
+    // Nor a key bar to type with.
+    expect(await page.getByRole('toolbar', { name: 'Special keys' }).count()).toBe(0)
+    await page.locator('.term .xterm-rows', { hasText: 'Do you want to proceed?' }).waitFor()
+    await shoot('viewer-terminal')
     await page.goto(`${stack.bridge.url}/${card(watched)}`)
     await page.locator('.options-read li').first().waitFor()
     // It watches: answered elsewhere, the card moves on under the viewer's eyes.
@@ -90,9 +100,15 @@ describe('web app by role and bridge level', () => {
     await page.locator(`.pane-row[data-pane="${asked}"]`).waitFor()
     for (const name of ['New space', 'New tab', 'New worktree', 'Close space', 'New pane', 'Close tab', 'Close'])
       expect([name, await page.getByRole('button', { name, exact: true }).count()]).toEqual([name, 0])
+    await shoot('viewer-spaces')
     await page.goto(`${stack.bridge.url}/#/start`)
     await page.locator('.watch-only', { hasText: 'it cannot start agents' }).waitFor()
     expect(await page.getByRole('button', { name: 'Start', exact: true }).count()).toBe(0)
+    await shoot('viewer-start')
+    await page.goto(`${stack.bridge.url}/#/devices`)
+    await page.locator('.me[data-role="viewer"]').waitFor()
+    await until(async () => (await page.getByRole('button', { name: 'Send test push' }).count()) === 0, 'no test push for a viewer')
+    await shoot('viewer-devices')
   })
 
   it('offers only the default option while the bridge reports an API level below 7, then every option', async () => {

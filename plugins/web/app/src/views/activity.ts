@@ -38,7 +38,7 @@ export function Timeline({ api, pane, bridgeKey }: { api: Api; pane?: string; br
       (e) =>
         html`<li class="tl-row" data-pane=${e.pane} data-to=${e.to}>
           <time datetime=${new Date(e.ts).toISOString()} title=${new Date(e.ts).toLocaleString()}>${relativeTime(e.ts, now) || '—'}</time>
-          ${!pane ? html`<a href=${agentHref(bridgeKey, e.pane)}>${plainText(e.title ?? '') || e.agent}</a>` : ''}
+          ${!pane ? html`<a href=${agentHref(bridgeKey, e.pane)}>${plainText(e.title ?? '') || e.agent || e.pane}</a>` : ''}
           <span class="tl-change">${e.from ? html`${badge(e.from)} → ` : ''}${badge(e.to)}</span>
           ${e.prev_ms !== undefined && html`<span class="muted small">after ${dur(e.prev_ms)}</span>`}
         </li>`,
@@ -54,6 +54,9 @@ interface PortRow {
   pane?: string
   url?: string
 }
+
+/** Where a listener answers, in words: every interface (`*`, `0.0.0.0`, `::`), or one address. */
+const bindText = (p: PortRow) => (['*', '0.0.0.0', '::', '[::]'].includes(p.bind) ? 'every interface' : p.loopback ? `${p.bind} (this host only)` : p.bind)
 
 /** Dev servers an agent started (GET /ports?pane=), with the link the bridge relays them on. */
 export function Ports({ api, pane }: { api: Api; pane?: string }) {
@@ -73,7 +76,7 @@ export function Ports({ api, pane }: { api: Api; pane?: string }) {
       (p) =>
         html`<li>
           ${p.url ? html`<a href=${p.url} target="_blank" rel="noopener">:${p.port}</a>` : html`<span>:${p.port}</span>`}
-          <span class="muted small">${p.proc} on ${p.bind}</span>
+          <span class="muted small">${p.proc} on ${bindText(p)}</span>
         </li>`,
     )}
   </ul>`

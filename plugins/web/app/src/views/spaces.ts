@@ -183,7 +183,7 @@ function BranchBox({ feed, space }: { feed: FeedClient; space: Workspace }) {
     ${!info && html`<button class="small" onClick=${load}>Branch…</button>`} ${error && html`<p class="error" role="alert">${error}</p>`}
     ${
       info &&
-      html`<p class="branch-line">
+      html`<p class="branch-line row">
           <span class="branch">⎇ ${info.branch}</span>
           ${
             info.is_default
@@ -213,8 +213,10 @@ function BranchBox({ feed, space }: { feed: FeedClient; space: Workspace }) {
                   confirmLabel="Delete and lose them"
                   run=${remove}
                 />`
-              : html`<button class="small danger" onClick=${() => setSure(true)}>Delete branch…</button>
-                  <span class="warn small">Not merged: deleting it loses ${info.unmerged_commits} commit${info.unmerged_commits === 1 ? '' : 's'}.</span>`)
+              : html`<div class="row">
+                  <button class="small danger" onClick=${() => setSure(true)}>Delete branch…</button>
+                  <span class="warn small">Not merged: deleting it loses ${info.unmerged_commits} commit${info.unmerged_commits === 1 ? '' : 's'}.</span>
+                </div>`)
         }`
     }
   </div>`

@@ -137,7 +137,7 @@ function StartForm({ feed, params }: { feed: FeedClient; params: URLSearchParams
                 ? html`<label
                     >${o.label}
                     <select aria-label=${o.label} value=${options[kind]?.[o.name] ?? ''} onChange=${(e: any) => setOption(o.name, e.currentTarget.value)}>
-                      <option value="">default</option>
+                      <option value="">(not set)</option>
                       ${o.values.map((v) => html`<option value=${v}>${v}</option>`)}
                     </select>
                   </label>`

@@ -264,8 +264,12 @@ export function TerminalView({ api, pane }: { api: Api; pane: string }) {
       >
 ${lines.map((l) => (l.rule ? html`<hr />` : html`<span>${l.text + '\n'}</span>`))}</pre>`
     }
-    <div class="keybar" role="toolbar" aria-label="Special keys">
-      ${KEYS.map(([label, seq, name]) => html`<button class="key" disabled=${!control} aria-label=${name} onClick=${() => sendRef.current(seq)}>${label}</button>`)}
-    </div>
+    ${
+      // A viewer never types: no key bar of buttons it could never press.
+      !watchOnly &&
+      html`<div class="keybar" role="toolbar" aria-label="Special keys">
+        ${KEYS.map(([label, seq, name]) => html`<button class="key" disabled=${!control} aria-label=${name} onClick=${() => sendRef.current(seq)}>${label}</button>`)}
+      </div>`
+    }
   </section>`
 }
