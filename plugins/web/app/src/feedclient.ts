@@ -71,7 +71,7 @@ export class FeedClient {
 
   private async loadSeen(): Promise<void> {
     try {
-      const r = await this.api.get<{ seen?: SeenMap }>('/seen')
+      const r = await this.api.get('/seen')
       this.seen = r?.seen ?? {}
       this.emit()
     } catch {

@@ -169,7 +169,7 @@ export async function syncWebPush(key: string, bridges: SavedBridge[]): Promise<
   const endpoint = json.endpoint ?? sub.endpoint
   return registerEverywhere(bridges, endpoint, WEBPUSH_STORE, async (b) => {
     if ((await webPushKey(b)) !== key) return false
-    await new Api(b).post('/webpush/subscribe', { endpoint, keys: json.keys, expirationTime: json.expirationTime ?? null })
+    await new Api(b).post('/webpush/subscribe', { endpoint, keys: json.keys as { p256dh: string; auth: string }, expirationTime: json.expirationTime ?? null })
     return true
   })
 }

@@ -8,11 +8,11 @@ import type { Api } from './api.ts'
  */
 const asked = new Map<string, Promise<unknown>>()
 
-function once<T>(api: Api, path: string): Promise<T | undefined> {
+function once<T>(api: Api, path: '/device' | '/info'): Promise<T | undefined> {
   const key = `${api.bridge.url}\n${api.bridge.bearer}\n${path}`
   let p = asked.get(key) as Promise<T | undefined> | undefined
   if (!p) {
-    p = api.get<T>(path).catch(() => {
+    p = (api.get(path) as Promise<T>).catch(() => {
       asked.delete(key) // a failed read is asked again next time
       return undefined
     })

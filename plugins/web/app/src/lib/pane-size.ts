@@ -28,7 +28,7 @@ export async function paneSize(api: Api, pane: string): Promise<Size> {
   const slash = pane.indexOf('/')
   const session = slash > 0 ? pane.slice(0, slash) : undefined
   try {
-    const r = await api.post('/herdr', { method: 'session.snapshot', params: {}, ...(session ? { session } : {}) })
+    const r = await api.post<{ result: { snapshot?: unknown } }>('/herdr', { method: 'session.snapshot', params: {}, ...(session ? { session } : {}) })
     return paneRect(r?.result?.snapshot, pane) ?? DEFAULT_WATCH_SIZE
   } catch {
     return DEFAULT_WATCH_SIZE

@@ -25,7 +25,7 @@ export function Timeline({ api, pane, bridgeKey }: { api: Api; pane?: string; br
   const [error, setError] = useState('')
   const now = Date.now()
   useEffect(() => {
-    api.get<{ entries: Entry[] }>(`/timeline?limit=100${pane ? `&pane=${encodeURIComponent(pane)}` : ''}`).then(
+    api.get(`/timeline?limit=100${pane ? `&pane=${encodeURIComponent(pane)}` : ''}`).then(
       (r) => setEntries(r.entries),
       (err) => setError(errText(err)),
     )
@@ -63,7 +63,7 @@ export function Ports({ api, pane }: { api: Api; pane?: string }) {
   const [ports, setPorts] = useState<PortRow[] | null>(null)
   const [error, setError] = useState('')
   useEffect(() => {
-    api.get<{ ports: PortRow[] }>(`/ports${pane ? `?pane=${encodeURIComponent(pane)}` : ''}`).then(
+    api.get(`/ports${pane ? `?pane=${encodeURIComponent(pane)}` : ''}`).then(
       (r) => setPorts(r.ports),
       (err) => setError(errText(err)),
     )
@@ -106,7 +106,7 @@ export function UsageView({ api }: { api: Api }) {
   const [usage, setUsage] = useState<Record<string, any> | null>(null)
   const [error, setError] = useState('')
   useEffect(() => {
-    api.get<Record<string, any>>('/usage').then(setUsage, (err) => setError(errText(err)))
+    api.get('/usage').then(setUsage, (err) => setError(errText(err)))
   }, [api])
   const kinds = usage ? Object.entries(usage).filter(([k]) => k !== 'fetched_at') : []
   return html`<main class="pane view" aria-labelledby="usage-title">

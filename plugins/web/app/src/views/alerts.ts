@@ -37,7 +37,7 @@ function TestAlert({ feed }: { feed: FeedClient }) {
         label="Send test alert"
         busyLabel="Sending…"
         run=${async () => {
-          const r = await feed.api.post<TestReport>('/notify/test', {})
+          const r = await feed.api.post('/notify/test', {})
           setReport(r)
           const sent = r.channels.reduce((n, c) => n + c.sent, 0)
           const total = r.channels.reduce((n, c) => n + c.total, 0)
@@ -97,7 +97,7 @@ function ChannelChoices({ feed, onMissing }: { feed: FeedClient; onMissing: () =
   const [busy, setBusy] = useState('')
   const [error, setError] = useState('')
   useEffect(() => {
-    api.get<{ channels: ChannelChoice[] }>('/notify/channels').then(
+    api.get('/notify/channels').then(
       (r) => setList(r.channels),
       (err) => {
         if (!(err instanceof ApiError && err.status === 404)) return setError(errText(err))
@@ -111,7 +111,7 @@ function ChannelChoices({ feed, onMissing }: { feed: FeedClient; onMissing: () =
     setBusy(c.channel)
     setError('')
     try {
-      const r = await api.post<{ channels: ChannelChoice[] }>('/notify/channels', { channel: c.channel, on })
+      const r = await api.post('/notify/channels', { channel: c.channel, on })
       setList(r.channels)
       toast(`${channelLabel(c.channel)}: ${on ? 'on' : 'off'} for this device`)
     } catch (err) {
@@ -169,7 +169,7 @@ export function AlertsView({ feed, alertsControl }: { feed: FeedClient; alertsCo
   const [choices, setChoices] = useState(true)
   const [error, setError] = useState('')
   const load = () =>
-    api.get<{ mutes: Record<string, number> }>('/notify/mutes').then(
+    api.get('/notify/mutes').then(
       (r) => setMutes(r.mutes ?? {}),
       (err) => setError(errText(err)),
     )
@@ -258,7 +258,7 @@ function WebPushOff({ feed }: { feed: FeedClient }) {
     small
     confirm="Stop this bridge's Web Push alerts to this browser? Other devices keep theirs."
     run=${async () => {
-      const r = await feed.api.post<{ removed: boolean }>('/webpush/unsubscribe', { endpoint })
+      const r = await feed.api.post('/webpush/unsubscribe', { endpoint })
       return r.removed ? 'This browser gets no Web Push from this bridge now' : 'This browser was not subscribed here'
     }}
   />`
@@ -274,7 +274,7 @@ function QuietHours({ feed }: { feed: FeedClient }) {
   const [from, setFrom] = useState('22:00')
   const [to, setTo] = useState('07:00')
   useEffect(() => {
-    api.get<{ quiet: { from: string; to: string } | null }>('/notify/quiet').then(
+    api.get('/notify/quiet').then(
       (r) => {
         setQ(r.quiet)
         if (r.quiet) {
@@ -300,9 +300,9 @@ function QuietHours({ feed }: { feed: FeedClient }) {
                 label="Save"
                 small
                 run=${async () => {
-                  const r = await api.post<{ quiet: { from: string; to: string } }>('/notify/quiet', { from, to, utc_offset: -new Date().getTimezoneOffset() })
+                  const r = await api.post('/notify/quiet', { from, to, utc_offset: -new Date().getTimezoneOffset() })
                   setQ(r.quiet)
-                  return `Quiet from ${r.quiet.from} to ${r.quiet.to}`
+                  return `Quiet from ${r.quiet?.from} to ${r.quiet?.to}`
                 }}
               />
               ${

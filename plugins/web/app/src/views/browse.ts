@@ -18,7 +18,7 @@ export function FolderPicker({ api, value, onPick }: { api: Api; value: string; 
   const [error, setError] = useState('')
   useEffect(() => {
     let live = true
-    api.get<Listing>(`/browse${at ? `?path=${encodeURIComponent(at)}` : ''}`).then(
+    api.get(`/browse${at ? `?path=${encodeURIComponent(at)}` : ''}`).then(
       (r) => {
         if (!live) return
         setList(r)

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { html, toast } from '../ui.ts'
-import { ApiError, type Api } from '../lib/api.ts'
+import { ApiError, type Api, type PostResponses } from '../lib/api.ts'
 import { completions, commandText, slashQuery, type Command } from '../lib/commands.ts'
 import { attachTarget, prepareImage, sendText, wordsFor, type Attachment } from '../lib/compose.ts'
 import { dictation, speech, type Dictation } from '../lib/voice.ts'
@@ -155,7 +155,7 @@ export function ReplyBox({ api, pane, draft, onSent, seq, onStale, secret }: Rep
       void (async () => {
         try {
           const f = isImage ? await prepareImage(picked) : picked
-          const r = await api.request(attachTarget(f, pane), { method: 'POST', body: f, type: 'application/octet-stream', timeoutMs: 90_000 })
+          const r = await api.request<PostResponses['/file']>(attachTarget(f, pane), { method: 'POST', body: f, type: 'application/octet-stream', timeoutMs: 90_000 })
           setFiles((all) => all.map((x) => (x.id === id ? { ...x, state: 'ready', path: r.path } : x)))
         } catch (err) {
           setFiles((all) => all.map((x) => (x.id === id ? { ...x, state: 'failed', why: wordsFor(err) } : x)))

@@ -31,7 +31,7 @@ export function DevicesView({ api }: { api: Api }) {
     try {
       const m = await api.get('/device')
       setMe(m)
-      if (m.role === 'owner') setList((await api.get<{ devices: Device[] }>('/devices')).devices)
+      if (m.role === 'owner') setList((await api.get('/devices')).devices)
     } catch (err) {
       setError(errText(err))
     }
@@ -83,7 +83,7 @@ function TestPush({ api }: { api: Api }) {
   return html`<section class="test-push" aria-labelledby="test-push-title">
     <h2 id="test-push-title">Test push</h2>
     <p class="muted small">Sends "Test notification: push notifications work" through every channel this bridge has: each paired device's push, ntfy and webhooks.</p>
-    <${ActionButton} label="Send test push" busyLabel="Sending…" run=${async () => testPushText(await api.post<TestPushAnswer>('/testpush', {}))} />
+    <${ActionButton} label="Send test push" busyLabel="Sending…" run=${async () => testPushText(await api.post('/testpush', {}))} />
   </section>`
 }
 
@@ -108,7 +108,7 @@ function DeviceRow({ api, device: d, mine, now, onChange }: { api: Api; device: 
         small
         disabled=${!name.trim() || name === d.name}
         run=${async () => {
-          const r = await api.post<{ name: string }>('/devices/rename', { id: d.id, name })
+          const r = await api.post('/devices/rename', { id: d.id, name })
           onChange()
           return `Renamed to ${r.name}`
         }}

@@ -11,7 +11,7 @@ export function MuteToggle({ api, pane }: { api: Api; pane: string }) {
   const [busy, setBusy] = useState(false)
   useEffect(() => {
     let live = true
-    api.get<{ mutes?: Record<string, number> }>('/notify/mutes').then(
+    api.get('/notify/mutes').then(
       (r) => live && setMuted(!!r?.mutes && pane in r.mutes),
       () => live && setMuted(null),
     )

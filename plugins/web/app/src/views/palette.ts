@@ -15,7 +15,7 @@ export function CommandPalette({ api, pane, watchOnly }: { api: Api; pane: strin
   const [q, setQ] = useState('')
   const [args, setArgs] = useState<Record<string, string>>({})
   useEffect(() => {
-    api.get<{ commands: Command[]; agent_kind?: string }>(`/commands?pane=${encodeURIComponent(pane)}`).then(
+    api.get(`/commands?pane=${encodeURIComponent(pane)}`).then(
       (r) => {
         setCommands(r.commands ?? [])
         setKind(r.agent_kind ?? '')

@@ -117,7 +117,7 @@ function SpaceCard({ feed, space, bridgeKey, ro }: { feed: FeedClient; space: Wo
                   small
                   run=${async () => {
                     const first = panes.find((p) => p.tab_id === t.tab_id)
-                    const r = await feed.api.post<any>('/pane/new', first ? { split_from: first.pane_id, direction: 'down' } : { workspace_id: space.workspace_id })
+                    const r = await feed.api.post('/pane/new', first ? { split_from: first.pane_id, direction: 'down' } : { workspace_id: space.workspace_id })
                     return done(feed, `Opened pane ${r.pane_id}`)
                   }}
                 />
@@ -162,7 +162,7 @@ function BranchBox({ feed, space }: { feed: FeedClient; space: Workspace }) {
   const [sure, setSure] = useState(false)
   async function load() {
     try {
-      setInfo(await feed.api.get<BranchInfo>(`/branch-info?workspace_id=${encodeURIComponent(space.workspace_id)}`))
+      setInfo(await feed.api.get(`/branch-info?workspace_id=${encodeURIComponent(space.workspace_id)}`))
       setError('')
     } catch (err) {
       setError(errText(err))

@@ -79,7 +79,7 @@ function StartForm({ feed, params }: { feed: FeedClient; params: URLSearchParams
   const chosen = Object.fromEntries(declared.map((o) => [o.name, (options[kind]?.[o.name] ?? '').trim()]).filter(([, v]) => v))
   const setOption = (name: string, value: string) => setOptions((all) => ({ ...all, [kind]: { ...all[kind], [name]: value } }))
   useEffect(() => {
-    api.get<Available>('/agents/available').then(
+    api.get('/agents/available').then(
       (r) => {
         setAvail(r)
         setKind((k) => k || r.agents[0]?.kind || '')
