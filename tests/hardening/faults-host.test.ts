@@ -142,7 +142,10 @@ describe('a drop directory that cannot exist', () => {
     mkdirSync(dir)
     const pane = await agentPane(dir)
     await sim.request('pane.report_agent', { pane_id: pane, source: 'custom:test', agent: 'claude', state: 'idle' })
-    // The agent's cwd is reported by herdr from the live process; replace the directory with a file.
+    // The agent's cwd is reported by herdr from the live process: wait until the shell runs in it
+    // (removed before the shell starts, the pane's process cannot start and the pane is gone), then
+    // replace the directory with a file.
+    await until(async () => (await sim.request('pane.get', { pane_id: pane })).pane.cwd === dir, 'the pane cwd')
     const real = realpathSync(dir)
     rmSync(dir, { recursive: true })
     writeFileSync(dir, 'a file where the directory was\n')
