@@ -63,11 +63,6 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'error' },
   },
   {
-    // Generated from herdr's schema (scripts/herdr-types.mjs).
-    files: ['lib/herdr/api.ts'],
-    rules: { '@typescript-eslint/no-explicit-any': 'off' },
-  },
-  {
     // lib/ is pure shared code: it never reaches into the core, a plugin or storage (docs/architecture.md).
     files: ['lib/**/*.ts'],
     rules: {
