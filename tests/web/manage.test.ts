@@ -40,6 +40,27 @@ const go = async (hash: string) => {
 
 const shoot = (name: string) => shootAt(page, shots.dir, name)
 
+/**
+ * Taps the card's default option until the card takes it. A tap that lands as the options move
+ * (the card's text above them changed a moment after they appeared) is dropped and sends nothing,
+ * by design, as on a phone: the user taps again. Once one is taken the card shows its outcome.
+ */
+async function tapDefault(): Promise<void> {
+  const yes = page.locator('button.option[data-default="true"]')
+  await yes.waitFor()
+  const taken = page.locator('.answer-state')
+  await until(
+    async () => {
+      if (!(await taken.count()) && (await yes.isEnabled().catch(() => false))) await yes.click({ timeout: 5000 }).catch(() => {})
+      return (await taken.count()) > 0
+    },
+    'a tap on the default option taken',
+    60_000,
+    250,
+  )
+  await page.locator('.answer-state[data-state="accepted"]').waitFor()
+}
+
 async function pairAs(role: string, name: string) {
   const { code } = await (await bridge.request('/admin/pairing', { method: 'POST', json: { role } })).json()
   return (await (await bridge.request('/pair', { method: 'POST', token: null, json: { code, device_name: name } })).json()) as { id: string; bearer: string }
@@ -137,9 +158,7 @@ describe('running agents from the phone', () => {
   })
 
   it('answers its question from the card', async () => {
-    const yes = page.locator('button.option[data-default="true"]')
-    await yes.waitFor({ timeout: 60_000 })
-    await yes.click()
+    await tapDefault()
     await screenHas(worktreePane, 'Tests written.')
   })
 
@@ -454,9 +473,7 @@ describe('running agents from the phone', () => {
     await go('#/next')
     for (const [i, pane] of order.entries()) {
       await page.locator(`.triage-bar[data-pane="${pane}"]`).waitFor()
-      const yes = page.locator('button.option[data-default="true"]')
-      await yes.waitFor()
-      await yes.click()
+      await tapDefault()
       await until(async () => (await snapshot()).agents.find((a: any) => a.pane_id === pane)?.agent_status !== 'blocked', `${pane} answered`)
       if (i === 0) await shoot('next')
       await page
