@@ -91,6 +91,9 @@ describe('terminal fit', () => {
       await page.locator('.term-status', { hasText: 'watching' }).waitFor()
       // The mode line is the TUI's last row.
       await expect.poll(async () => (await lastRow()).text, { timeout: 20_000 }).toContain('? for shortcuts')
+      // The font is refined over a few animation frames until the screen fits: wait for the last
+      // row to settle inside the box (a busy machine draws those frames late), then check it all.
+      await expect.poll(async () => ((at) => at.bottom <= at.boxBottom + 0.5 && at.top >= at.boxTop - 0.5)(await lastRow()), { timeout: 20_000 }).toBe(true)
       const at = await lastRow()
       expect(at.rows).toBe(40)
       expect(at.bottom).toBeLessThanOrEqual(at.boxBottom + 0.5)
