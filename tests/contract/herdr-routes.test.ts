@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSim } from '../harness/sim.ts'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
-import { createConformance } from './conform.ts'
+import { createConformance, type OpenApiDoc } from './conform.ts'
 import { PDF, PNG } from '../attachments/samples.ts'
 import { until } from '../harness/wait.ts'
 
@@ -44,7 +44,7 @@ beforeAll(async () => {
   cwd = join(home, 'repo')
   mkdirSync(cwd, { recursive: true })
   makeRepo(cwd)
-  const doc = await (await req('/openapi.json', { token: null })).json()
+  const doc = (await (await req('/openapi.json', { token: null })).json()) as OpenApiDoc
   conforms = createConformance(bridge, doc)
   const r = await sim.request('sim.create_agent_pane', {
     kind: 'claude',
@@ -67,7 +67,7 @@ describe('herdr-backed routes match their documented 200 bodies', () => {
   it('GET /snapshot', async () => {
     const body = await conforms('GET', '/snapshot', await req('/snapshot'))
     // Ids of the default session stay bare.
-    expect(body.result.snapshot.agents.map((a: any) => a.pane_id)).toEqual([pane])
+    expect(body.result.snapshot.agents.map((a) => a.pane_id)).toEqual([pane])
     expect(body.result.snapshot.sessions).toEqual(['default'])
   })
 
@@ -80,7 +80,7 @@ describe('herdr-backed routes match their documented 200 bodies', () => {
       const c = await conforms('GET', '/agent-state', await req(`/agent-state?pane=${encodeURIComponent(pane)}`))
       return c.agent_status === 'blocked' && c.blocked?.options?.length ? c : undefined
     }, 'a blocked card')
-    expect(card.blocked.options[0]).toEqual(expect.objectContaining({ index: 1, selected: true }))
+    expect(card.blocked?.options[0]).toEqual(expect.objectContaining({ index: 1, selected: true }))
   })
 
   it('POST /approve (stale seq, not applied) and POST /send', async () => {
@@ -104,7 +104,7 @@ describe('herdr-backed routes match their documented 200 bodies', () => {
 
   it('GET /agents/available, GET /commands, GET /suggestions, GET /ports, GET /browse, GET /usage', async () => {
     const avail = await conforms('GET', '/agents/available', await req('/agents/available'))
-    expect(avail.agents.map((a: any) => a.kind)).toContain('claude')
+    expect(avail.agents.map((a) => a.kind)).toContain('claude')
     const commands = await conforms('GET', '/commands', await req(`/commands?pane=${encodeURIComponent(pane)}`))
     expect(commands.agent_kind).toBe('claude')
     await conforms('GET', '/suggestions', await req(`/suggestions?pane=${encodeURIComponent(shellPane)}`))
@@ -128,7 +128,7 @@ describe('herdr-backed routes match their documented 200 bodies', () => {
 
   it('GET /diff, GET /diff/expand', async () => {
     const diff = await conforms('GET', '/diff', await req(`/diff?pane=${encodeURIComponent(pane)}`))
-    expect(diff.files.map((f: any) => [f.path, f.status])).toEqual([
+    expect(diff.files.map((f) => [f.path, f.status])).toEqual([
       ['a.txt', 'modified'],
       ['new.txt', 'untracked'],
     ])

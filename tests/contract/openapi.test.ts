@@ -9,10 +9,10 @@ import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import { queryParameters, undocumentedRoutes } from '../../plugins/openapi/build.ts'
 import { defaultPlugins } from '../../bridge.config.ts'
 import type { AnyPlugin, PluginEntry } from '../../core/plugin.ts'
-import { createConformance } from './conform.ts'
+import { createConformance, type JsonSchemaNode, type OpenApiDoc, type RouteBodies } from './conform.ts'
 
 let b: TestBridge
-let doc: any
+let doc: OpenApiDoc
 
 const NOW = Date.now()
 const TIMELINE = [
@@ -35,7 +35,7 @@ beforeAll(async () => {
   const res = await b.request('/openapi.json', { token: null })
   expect(res.status).toBe(200)
   expect(res.headers.get('content-type')).toMatch(/^application\/json/)
-  doc = await res.json()
+  doc = (await res.json()) as OpenApiDoc
 })
 
 afterAll(async () => {
@@ -107,7 +107,7 @@ describe('GET /openapi.json', () => {
 })
 
 describe('real responses match the documented shapes', () => {
-  const conforms = (method: string, path: string, res: Response) => createConformance(b, doc)(method, path, res)
+  const conforms = <M extends keyof RouteBodies, P extends keyof RouteBodies[M] & string>(method: M, path: P, res: Response) => createConformance(b, doc)(method, path, res)
 
   it('the check fails a body that breaks the documented shape', async () => {
     const wrong = () => new Response(JSON.stringify({ server_id: 'x', server_name: 'y', version: 'seven' }), { status: 200 })
@@ -115,7 +115,7 @@ describe('real responses match the documented shapes', () => {
     // The published JSON Schema on its own rejects it too.
     const schema = doc.paths['/info'].get.responses['200'].content['application/json'].schema
     expect(schema).toEqual(expect.objectContaining({ type: 'object', required: ['server_id', 'server_name', 'version'] }))
-    expect(schema.properties.version).toEqual({ type: 'number' })
+    expect(schema.properties?.version).toEqual({ type: 'number' })
   })
 
   it('GET /healthz', async () => {
@@ -158,8 +158,10 @@ describe('real responses match the documented shapes', () => {
 
 describe('every parameter a route takes is in the document', () => {
   /** The keys a valibot object schema (possibly inside a pipe) declares. */
-  const keysOf = (schema: any): string[] => {
-    const root = schema?.type === 'object' || schema?.entries ? schema : schema?.pipe?.[0]
+  const keysOf = (schema: unknown): string[] => {
+    type Node = { type?: string; entries?: Record<string, unknown>; pipe?: Node[] } | undefined
+    const s = schema as Node
+    const root = s?.type === 'object' || s?.entries ? s : s?.pipe?.[0]
     return Object.keys(root?.entries ?? {})
   }
 
@@ -233,7 +235,8 @@ describe('an undeclared parameter never reaches a handler', () => {
   afterAll(() => spied?.close())
 
   /** A value of the documented JSON Schema: the first enum member, required properties only. */
-  const example = (s: any): unknown => {
+  const example = (schema: unknown): unknown => {
+    const s = schema as JsonSchemaNode | undefined
     if (!s) return {}
     if (s.enum) return s.enum[0]
     if (s.anyOf) return example(s.anyOf[0])

@@ -6,6 +6,11 @@ import { join } from 'node:path'
 import { startHostStack, until, type HostStack } from './helpers.ts'
 import { makeCommandTree } from './fixtures.ts'
 import { CLAUDE_BUILTINS } from '../../plugins/kind-claude/commands.ts'
+import type { GetResponses } from '../../plugins/web/app/src/lib/api-types.ts'
+
+type Command = GetResponses['/commands']['commands'][number]
+type Port = GetResponses['/ports']['ports'][number]
+type Suggestion = GetResponses['/suggestions']['suggestions'][number]
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd, stdio: 'pipe' }).toString()
@@ -69,7 +74,7 @@ describe('context reads against the simulator', () => {
       expect(r.status).toBe(200)
       expect(r.body.pane).toBe(p.project)
       expect(r.body.agent_kind).toBe('claude')
-      expect(r.body.commands.map((c: any) => `${c.scope ?? 'builtin'}:${c.source}:${c.name}`).slice(0, 7)).toEqual([
+      expect(r.body.commands.map((c: Command) => `${c.scope ?? 'builtin'}:${c.source}:${c.name}`).slice(0, 7)).toEqual([
         'project:command:a:b:too-deep',
         'project:command:deploy',
         'project:command:frontend:component',
@@ -129,11 +134,11 @@ describe('context reads against the simulator', () => {
       const pane = opened.body.pane_id
       const port = Number(/port=(\d+)/.exec(await st.screenUntil(pane, (t) => /port=\d+/.test(t)))![1])
       const host = new URL(st.bridge.url).hostname
-      const entry = await until(async () => (await st.get(`/ports?pane=${pane}`)).body.ports.find((x: any) => x.port === port), 'the listener in /ports')
+      const entry = await until(async () => (await st.get(`/ports?pane=${pane}`)).body.ports.find((x: Port) => x.port === port), 'the listener in /ports')
       expect(entry).toEqual({ port, bind: '*', pid: expect.any(Number), proc: 'node', loopback: false, pane, url: `http://${host}:${port}` })
       const all = (await st.get('/ports')).body.ports
-      expect(all.find((x: any) => x.port === port)).toEqual(entry)
-      const s = await until(async () => (await st.get(`/suggestions?pane=${pane}`)).body.suggestions.find((x: any) => x.kind === 'dev_server'), 'a dev_server suggestion')
+      expect(all.find((x: Port) => x.port === port)).toEqual(entry)
+      const s = await until(async () => (await st.get(`/suggestions?pane=${pane}`)).body.suggestions.find((x: Suggestion) => x.kind === 'dev_server'), 'a dev_server suggestion')
       expect(s).toEqual({
         kind: 'dev_server',
         performer: 'app',
@@ -150,7 +155,7 @@ describe('context reads against the simulator', () => {
       const pane = opened.body.pane_id
       const port = Number(/port=(\d+)/.exec(await st.screenUntil(pane, (t) => /port=\d+/.test(t)))![1])
       const s = await until(
-        async () => (await st.get(`/suggestions?pane=${pane}`)).body.suggestions.find((x: any) => x.kind === 'dev_server_local'),
+        async () => (await st.get(`/suggestions?pane=${pane}`)).body.suggestions.find((x: Suggestion) => x.kind === 'dev_server_local'),
         'a dev_server_local suggestion',
       )
       expect(s).toMatchObject({ performer: 'app', label: `Open :${port}`, detail: 'node · via the bridge', action: 'open_url', rank: 15, params: { pane, port: String(port) } })

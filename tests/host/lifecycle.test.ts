@@ -2,6 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { startHostStack, until, type HostStack } from './helpers.ts'
+import type { PaneProcessInfoProcess } from '../../lib/herdr/api.ts'
+import type { GetResponses } from '../../plugins/web/app/src/lib/api-types.ts'
+
+type AvailableAgent = GetResponses['/agents/available']['agents'][number]
 
 describe('agent lifecycle against the simulator', () => {
   let st: HostStack
@@ -23,9 +27,9 @@ describe('agent lifecycle against the simulator', () => {
     for (const a of r.body.agents) expect(typeof a.state_reporting).toBe('boolean')
     expect(r.body.known_kinds).toContain('claude')
     expect(r.body.known_kinds).toContain('codex')
-    expect(r.body.agents.find((a: any) => a.kind === 'claude')).toEqual({ kind: 'claude', path: join(st.sim.shimDir, 'claude'), state_reporting: true })
+    expect(r.body.agents.find((a: AvailableAgent) => a.kind === 'claude')).toEqual({ kind: 'claude', path: join(st.sim.shimDir, 'claude'), state_reporting: true })
     // codex is a kind herdr knows but nothing installs it here.
-    expect(r.body.agents.find((a: any) => a.kind === 'codex')).toBeUndefined()
+    expect(r.body.agents.find((a: AvailableAgent) => a.kind === 'codex')).toBeUndefined()
   })
 
   it('refuses a kind herdr does not know with 400', async () => {
@@ -98,7 +102,7 @@ describe('agent lifecycle against the simulator', () => {
     const opened = await st.post('/pane/new', { split_from: 'w1:p3', command: 'sleep 300' })
     const pane = opened.body.pane_id
     await until(
-      async () => (await st.sim.request('pane.process_info', { pane_id: pane })).process_info.foreground_processes?.some((p: any) => p.name === 'sleep'),
+      async () => (await st.sim.request('pane.process_info', { pane_id: pane })).process_info.foreground_processes?.some((p: PaneProcessInfoProcess) => p.name === 'sleep'),
       'sleep in the foreground',
     )
     const r = await st.post('/agent/start', { kind: 'claude', pane_id: pane })
@@ -140,7 +144,7 @@ describe('agent lifecycle against the simulator', () => {
     const opened = await st.post('/pane/new', { split_from: 'w1:p3', command: 'bash -c "trap \'\' INT; sleep 300"' })
     const pane = opened.body.pane_id
     await until(
-      async () => (await st.sim.request('pane.process_info', { pane_id: pane })).process_info.foreground_processes?.some((p: any) => p.name === 'sleep'),
+      async () => (await st.sim.request('pane.process_info', { pane_id: pane })).process_info.foreground_processes?.some((p: PaneProcessInfoProcess) => p.name === 'sleep'),
       'sleep in the foreground',
     )
     await st.sim.request('pane.report_agent', { pane_id: pane, source: 'custom:test', agent: 'claude', state: 'working' })
@@ -173,8 +177,8 @@ describe('agent lifecycle against the simulator', () => {
     // What herdr launched: the agent's process, with the options in the kind's declared order.
     const argv = await until(
       async () =>
-        (await st.sim.request('pane.process_info', { pane_id: r.body.pane_id })).process_info.foreground_processes?.find((p: any) => p.argv?.includes('--kind'))?.argv as
-          string[] | undefined,
+        (await st.sim.request('pane.process_info', { pane_id: r.body.pane_id })).process_info.foreground_processes?.find((p: PaneProcessInfoProcess) => p.argv?.includes('--kind'))
+          ?.argv as string[] | undefined,
       'the agent in the foreground',
     )
     expect(argv.slice(argv.indexOf('--kind'))).toEqual(['--kind', 'claude', '--model', 'sonnet', '--permission-mode', 'plan'])

@@ -160,9 +160,9 @@ describe('ntfy and webhooks from the environment', () => {
   it('logs a failing webhook once, not once per alert', async () => {
     const lines: string[] = []
     // Tagged loggers share the reporter objects: capture through it.
-    const reporter = b.bridge.ctx.log.options.reporters[0] as { log: (o: any, c: any) => void }
+    const reporter = b.bridge.ctx.log.options.reporters[0]
     const original = reporter.log
-    reporter.log = (o: any) => void lines.push(`[${o.tag}] ${o.args.join(' ')}`)
+    reporter.log = (o) => void lines.push(`[${o.tag}] ${o.args.join(' ')}`)
     try {
       hooks.answer('/b', 404)
       for (const pane of ['w4:p1', 'w4:p2', 'w4:p3']) {

@@ -47,7 +47,7 @@ export function decrypt(body: Buffer, keys: BrowserKeys): string {
 }
 
 /** Parses `vapid t=<jwt>, k=<key>`, verifies the ES256 signature with k, returns the claims and k. */
-export function checkVapid(authorization: string | undefined): { claims: Record<string, any>; header: Record<string, any>; k: string } {
+export function checkVapid(authorization: string | undefined): { claims: Record<string, unknown>; header: Record<string, unknown>; k: string } {
   const m = /^vapid t=([^,\s]+),\s*k=([A-Za-z0-9_-]+)$/.exec(authorization ?? '')
   if (!m) throw new Error(`not a VAPID Authorization header: ${authorization}`)
   const [jwt, k] = [m[1], m[2]]

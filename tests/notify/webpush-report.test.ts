@@ -7,6 +7,7 @@ import notifyWebpush, { topicOf } from '../../plugins/notify-webpush/index.ts'
 import { notifyTest } from '../../cli/notify.ts'
 import { startStandIn, type StandIn } from './stand-in.ts'
 import { browserKeys } from './webpush-crypto.ts'
+import type { GetResponses, PostResponses } from '../../plugins/web/app/src/lib/api-types.ts'
 
 /**
  * `bridge notify test` and the app's "Send test alert" (POST /notify/test) say per Web Push
@@ -65,11 +66,11 @@ describe('the test alert, per subscription', () => {
   it('POST /notify/test (the app’s Send test alert) reports per channel, with the calling device’s own subscriptions only', async () => {
     const other = await b.pair('tablet')
     await subscribe(other.bearer, '/push/tablet')
-    const phone = (await (await b.request('/admin/devices')).json()).devices.find((d: any) => d.name === 'phone')
+    const phone = (await (await b.request('/admin/devices')).json()).devices.find((d: GetResponses['/admin/devices']['devices'][number]) => d.name === 'phone')
     const res = await b.request('/notify/test', { method: 'POST', token: other.bearer, json: {} })
     expect(res.status).toBe(200)
     const body = await res.json()
-    const webpush = body.channels.find((c: any) => c.channel === 'webpush')
+    const webpush = body.channels.find((c: PostResponses['/notify/test']['channels'][number]) => c.channel === 'webpush')
     expect(webpush).toMatchObject({ channel: 'webpush', sent: 2, total: 2, enabled: true })
     expect(webpush.targets).toEqual([{ target: label(other.id, `${svc.url}/push/tablet`), device: other.id, ok: true, answer: 'HTTP 201' }])
     expect(JSON.stringify(body)).not.toContain(phone.id)

@@ -14,6 +14,7 @@ import { createSubscriptionStore, type WebPushSubscription } from '../../plugins
 import { createBridgeStorage } from '../../storage/index.ts'
 import { startStandIn, type StandIn } from './stand-in.ts'
 import { browserKeys, checkVapid, decrypt, type BrowserKeys } from './webpush-crypto.ts'
+import type { GetResponses } from '../../plugins/web/app/src/lib/api-types.ts'
 
 /**
  * Web Push end to end without Firebase: the real bridge with the push and webpush plugins, a
@@ -109,8 +110,10 @@ describe('web push key and subscriptions', () => {
       const ok = await strict.request('/webpush/subscribe', { method: 'POST', json: { endpoint: 'https://push.example/strict', keys: { p256dh: k.p256dh, auth: k.auth } } })
       expect(ok.status).toBe(200)
       // The admin token subscribes as the device named `web`.
-      const web = (await (await strict.request('/admin/devices')).json()).devices.find((x: any) => x.name === 'web')
-      expect(JSON.parse(readFileSync(join(strict.dataDir, 'plugins/notify-webpush/webpush-subscriptions.json'), 'utf8')).map((s: any) => s.device)).toEqual([web.id])
+      const web = (await (await strict.request('/admin/devices')).json()).devices.find((x: GetResponses['/admin/devices']['devices'][number]) => x.name === 'web')
+      expect(JSON.parse(readFileSync(join(strict.dataDir, 'plugins/notify-webpush/webpush-subscriptions.json'), 'utf8')).map((s: WebPushSubscription) => s.device)).toEqual([
+        web.id,
+      ])
     } finally {
       await strict.close()
     }

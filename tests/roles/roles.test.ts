@@ -8,6 +8,9 @@ import { join } from 'node:path'
 import { startStack, type Stack } from '../harness/stack.ts'
 import { REPO_ROOT } from '../harness/bridge.ts'
 import { until } from '../harness/wait.ts'
+import type { GetResponses } from '../../plugins/web/app/src/lib/api-types.ts'
+
+type Device = GetResponses['/devices']['devices'][number]
 
 let st: Stack
 let pane: string
@@ -70,7 +73,7 @@ interface Op {
 async function deviceRoutes(): Promise<Op[]> {
   const doc = await (await fetch(st.bridge.url + '/openapi.json')).json()
   const ops: Op[] = []
-  for (const [path, byMethod] of Object.entries<Record<string, any>>(doc.paths))
+  for (const [path, byMethod] of Object.entries<Record<string, { 'x-role'?: string }>>(doc.paths))
     for (const [method, op] of Object.entries(byMethod)) if (op['x-role']) ops.push({ method: method.toUpperCase(), path, role: op['x-role'] })
   return ops
 }
@@ -186,7 +189,7 @@ describe('device roles', () => {
 
   it('lets an owner list, rename and revoke devices, and never shows a bearer', async () => {
     const list = await (await st.bridge.request('/devices', { token: bearer.owner })).json()
-    expect(list.devices.map((d: any) => [d.name, d.role])).toEqual([
+    expect(list.devices.map((d: Device) => [d.name, d.role])).toEqual([
       ['viewer-phone', 'viewer'],
       ['default-phone', 'default'],
       ['owner-phone', 'owner'],
@@ -224,6 +227,6 @@ describe('device roles', () => {
     expect(promote.stdout).toContain(`${paired.id} (cli-viewer) is now owner`)
     expect((await st.bridge.request('/devices', { token: paired.bearer })).status).toBe(200)
     const json = JSON.parse((await cli('devices', 'list', '--json')).stdout)
-    expect(json.find((d: any) => d.id === paired.id).role).toBe('owner')
+    expect(json.find((d: Device) => d.id === paired.id).role).toBe('owner')
   })
 })
