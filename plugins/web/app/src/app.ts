@@ -4,6 +4,7 @@ import { shownToast } from './lib/toasts.ts'
 import { Api } from './lib/api.ts'
 import { loadBridges, saveBridges, upsertBridge, type SavedBridge } from './lib/bridges.ts'
 import { agentTitle, isPlainPane } from './lib/inbox.ts'
+import { jsonObject, type JsonObject } from './lib/json.ts'
 import { FeedClient } from './feedclient.ts'
 import { agentHref, parseRoute, viewHref, type Route } from './route.ts'
 import { needsYouCount, sinceText } from './lib/triage.ts'
@@ -40,11 +41,12 @@ function syncFeeds(bridges: SavedBridge[], onAny: () => void): void {
 }
 
 /** In-page alert (and a system notification when the page is hidden and allowed) on blocked/done. */
-function alertFor(b: SavedBridge, feed: FeedClient, f: any): void {
+function alertFor(b: SavedBridge, feed: FeedClient, f: JsonObject): void {
   if (f.source !== 'multiplexer' || f.type !== 'pane_agent_status_changed') return
-  const st = f.payload?.agent_status
+  const payload = jsonObject(f.payload)
+  const st = payload?.agent_status
   if (st !== 'blocked' && st !== 'done') return
-  const pane = f.payload?.pane_id
+  const pane = String(payload?.pane_id)
   const a = feed.snapshot.agents?.find((x) => x.pane_id === pane)
   const title = `${a ? agentTitle(a) : pane} is ${st}`
   toast(title, 'alert')

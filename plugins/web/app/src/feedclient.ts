@@ -1,6 +1,7 @@
-import { Api } from './lib/api.ts'
+import { Api, errStatus } from './lib/api.ts'
 import { backoff, feedFrame, SILENCE_MS, type FeedState } from './lib/feed.ts'
 import { unwrapSnapshot, type Snapshot } from './lib/inbox.ts'
+import { jsonObject, type JsonObject } from './lib/json.ts'
 import type { SeenMap } from './lib/triage.ts'
 
 /** The last snapshot of each bridge, for reading while offline (shown marked stale). Not a secret. */
@@ -35,7 +36,7 @@ export class FeedClient {
   private retry: ReturnType<typeof setTimeout> | undefined
   private refetchTimer: ReturnType<typeof setTimeout> | undefined
   private listeners = new Set<() => void>()
-  private deltaListeners = new Set<(f: any) => void>()
+  private deltaListeners = new Set<(f: JsonObject) => void>()
   private closed = false
 
   constructor(readonly api: Api) {
@@ -93,7 +94,7 @@ export class FeedClient {
   }
 
   /** Every delta frame (for alerts and open views that refresh on their pane's changes). */
-  onDelta(fn: (f: any) => void): () => void {
+  onDelta(fn: (f: JsonObject) => void): () => void {
     this.deltaListeners.add(fn)
     return () => this.deltaListeners.delete(fn)
   }
@@ -128,9 +129,10 @@ export class FeedClient {
         void this.loadSeen()
       } else if (act.do === 'refetch') {
         const f = act.frame
-        if (f?.source === 'bridge' && f.type === 'seen_changed' && typeof f.payload?.pane === 'string') {
-          const had = this.seen[f.payload.pane]?.seq ?? -1
-          if (f.payload.seq > had) this.seen = { ...this.seen, [f.payload.pane]: { seq: f.payload.seq, at: f.payload.at } }
+        const p = jsonObject(f.payload)
+        if (f.source === 'bridge' && f.type === 'seen_changed' && typeof p?.pane === 'string') {
+          const had = this.seen[p.pane]?.seq ?? -1
+          if (typeof p.seq === 'number' && p.seq > had) this.seen = { ...this.seen, [p.pane]: { seq: p.seq, at: Number(p.at) } }
           this.emit()
           return
         }
@@ -167,11 +169,15 @@ export class FeedClient {
     }
     try {
       await this.api.get('/info')
-    } catch (err: any) {
-      if (err?.status === 401) return this.setUnpaired()
+    } catch (err) {
+      if (errStatus(err) === 401) return this.setUnpaired()
       return set(
         'offline',
-        err?.status === 0 ? `cannot reach ${this.api.bridge.url}: is the bridge running, and is this address reachable from this device?` : (err?.message ?? String(err)),
+        errStatus(err) === 0
+          ? `cannot reach ${this.api.bridge.url}: is the bridge running, and is this address reachable from this device?`
+          : err instanceof Error
+            ? err.message
+            : String(err),
       )
     }
     const ready = await this.api.readiness()
@@ -231,8 +237,8 @@ export class FeedClient {
       this.lastLive = Date.now()
       this.saveCache()
       this.emit()
-    } catch (err: any) {
-      if (err?.status === 401) this.setUnpaired()
+    } catch (err) {
+      if (errStatus(err) === 401) this.setUnpaired()
     }
   }
 

@@ -32,6 +32,9 @@ export class ApiError extends Error {
   }
 }
 
+/** The HTTP status a failed call carries (0: unreachable); undefined for any other error. */
+export const errStatus = (err: unknown): number | undefined => (err instanceof ApiError ? err.status : undefined)
+
 /** One paired bridge's HTTP and WebSocket endpoints, with its bearer. */
 export class Api {
   constructor(readonly bridge: SavedBridge) {}

@@ -2,24 +2,26 @@
  * The /events state machine, kept free of sockets and timers so it can be tested: the caller
  * feeds it frames and carries out the action it returns.
  */
+import { isJsonObject, type JsonObject } from './json.ts'
+
 export interface FeedState {
   /** Last seq seen on this connection; -1 before the snapshot frame. */
   seq: number
 }
 
-export type FeedAction = { do: 'seed'; snapshot: unknown } | { do: 'refetch'; frame: any } | { do: 'reconnect'; why: string } | { do: 'nothing' }
+export type FeedAction = { do: 'seed'; snapshot: unknown } | { do: 'refetch'; frame: JsonObject } | { do: 'reconnect'; why: string } | { do: 'nothing' }
 
 export const SILENCE_MS = 50_000
 
 export function feedFrame(state: FeedState, raw: unknown): FeedAction {
   if (typeof raw !== 'string') return { do: 'nothing' }
-  let f: any
+  let f: unknown
   try {
     f = JSON.parse(raw)
   } catch {
     return { do: 'nothing' }
   }
-  if (!f || typeof f !== 'object') return { do: 'nothing' }
+  if (!isJsonObject(f)) return { do: 'nothing' }
   if (f.type === 'heartbeat') return { do: 'nothing' }
   if ('snapshot' in f) {
     state.seq = typeof f.seq === 'number' ? f.seq : -1

@@ -1,4 +1,5 @@
 /** The inbox: agents in the bridge's order, grouped by attention, with relative times. */
+import { jsonObject } from './json.ts'
 import { plainText } from './triage.ts'
 export interface Agent {
   agent: string
@@ -100,6 +101,8 @@ export function agentTitle(a: Agent): string {
 }
 
 /** `/snapshot` and the snapshot frame: `{result: {snapshot}}`, `{snapshot}` or the bare body. */
-export function unwrapSnapshot(body: any): Snapshot {
-  return body?.result?.snapshot ?? body?.snapshot ?? body ?? {}
+export function unwrapSnapshot(body: unknown): Snapshot {
+  const o = jsonObject(body)
+  // The bridge's own shape, trusted as such (each field is optional in Snapshot).
+  return (jsonObject(o?.result)?.snapshot ?? o?.snapshot ?? body ?? {}) as Snapshot
 }

@@ -1,4 +1,5 @@
 import type { Api } from './api.ts'
+import { jsonObject } from './json.ts'
 
 export interface Size {
   cols: number
@@ -9,16 +10,21 @@ export interface Size {
 export const DEFAULT_WATCH_SIZE: Size = { cols: 120, rows: 40 }
 
 /** The pane's cell size from a session snapshot's layouts (`rect` is in cells). */
-export function paneRect(snapshot: any, pane: string): Size | null {
-  for (const layout of snapshot?.layouts ?? []) {
-    for (const p of layout?.panes ?? []) {
-      const w = p?.rect?.width
-      const h = p?.rect?.height
-      if (p?.pane_id === pane && Number.isInteger(w) && Number.isInteger(h) && w > 0 && h > 0) return { cols: w, rows: h }
+export function paneRect(snapshot: unknown, pane: string): Size | null {
+  for (const layout of list(jsonObject(snapshot)?.layouts)) {
+    for (const item of list(jsonObject(layout)?.panes)) {
+      const p = jsonObject(item)
+      const rect = jsonObject(p?.rect)
+      const w = rect?.width
+      const h = rect?.height
+      if (p?.pane_id === pane && typeof w === 'number' && typeof h === 'number' && Number.isInteger(w) && Number.isInteger(h) && w > 0 && h > 0) return { cols: w, rows: h }
     }
   }
   return null
 }
+
+/** An array field's items; nothing when it is absent or not an array. */
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? (v as unknown[]) : [])
 
 /**
  * The desk pane's size, so a watcher renders it whole: herdr draws an observer's view into the

@@ -1,3 +1,5 @@
+import { isJsonObject } from './json.ts'
+
 /** Client state of one /agent-transcript stream (frames: docs/api-websockets.md). */
 export interface Entry {
   id: string
@@ -37,13 +39,13 @@ export const emptyTranscript = (): TranscriptState => ({
 })
 
 /** Applies one server frame; returns the state to keep (a new object after a session reset). */
-export function transcriptFrame(st: TranscriptState, f: any): TranscriptState {
-  if (!f || typeof f !== 'object') return st
+export function transcriptFrame(st: TranscriptState, f: unknown): TranscriptState {
+  if (!isJsonObject(f)) return st
   switch (f.type) {
     case 'session_changed':
       return { ...emptyTranscript(), version: st.version + 1 }
     case 'hello': {
-      const sid = String(f.session_id ?? '')
+      const sid = typeof f.session_id === 'string' || typeof f.session_id === 'number' ? String(f.session_id) : ''
       const next = sid && st.sessionId && sid !== st.sessionId ? { ...emptyTranscript() } : st
       next.sessionId = sid
       next.oldest = Number(f.oldest_loaded_seq) || 0

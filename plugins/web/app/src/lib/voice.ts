@@ -4,18 +4,26 @@
  * browser has neither, the controls are not shown.
  */
 
+/** The Web Speech API's result list (not in TypeScript's DOM lib): results, each with alternatives. */
+type RecognitionResultEvent = { results: ArrayLike<ArrayLike<{ transcript?: string } | undefined>> }
+type RecognitionErrorEvent = { error?: string }
+
 type Recognition = {
   lang: string
   interimResults: boolean
   continuous: boolean
   start(): void
   stop(): void
-  onresult: ((e: any) => void) | null
-  onerror: ((e: any) => void) | null
+  onresult: ((e: RecognitionResultEvent) => void) | null
+  onerror: ((e: RecognitionErrorEvent) => void) | null
   onend: (() => void) | null
 }
 
-const Recognizer = (): (new () => Recognition) | undefined => (globalThis as any).SpeechRecognition ?? (globalThis as any).webkitSpeechRecognition
+type SpeechGlobals = { SpeechRecognition?: new () => Recognition; webkitSpeechRecognition?: new () => Recognition }
+const Recognizer = (): (new () => Recognition) | undefined => {
+  const g = globalThis as typeof globalThis & SpeechGlobals
+  return g.SpeechRecognition ?? g.webkitSpeechRecognition
+}
 
 export interface Dictation {
   stop(): void
@@ -30,12 +38,12 @@ export function dictation(opts: { onText: (text: string) => void; onEnd: (why?: 
   rec.interimResults = true
   rec.continuous = true
   let failed: string | undefined
-  rec.onresult = (e: any) => {
+  rec.onresult = (e) => {
     let heard = ''
     for (let i = 0; i < e.results.length; i++) heard += e.results[i][0]?.transcript ?? ''
     opts.onText(heard.trim())
   }
-  rec.onerror = (e: any) => {
+  rec.onerror = (e) => {
     failed = e?.error === 'not-allowed' ? 'the microphone is not allowed for this page' : e?.error === 'no-speech' ? undefined : `dictation stopped: ${e?.error ?? 'unknown error'}`
   }
   rec.onend = () => opts.onEnd(failed)

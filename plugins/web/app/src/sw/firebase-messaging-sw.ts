@@ -10,18 +10,42 @@
  */
 import { APPROVE_ACTION, approveOutcome, bridgeForServer, pushAction, type ApproveData } from '../lib/push-message.ts'
 import { loadWorkerBridges } from '../lib/push-bridges.ts'
+import { jsonObject } from '../lib/json.ts'
 
-// The repo's tsconfig has the DOM lib, not the webworker one (they conflict): typed loosely.
-declare const self: any
+// The repo's tsconfig has the DOM lib, not the webworker one (they conflict): the parts of the
+// worker's global scope used here, declared by hand.
+interface WorkerExtendableEvent extends Event {
+  waitUntil(work: Promise<unknown>): void
+}
+interface WorkerPushEvent extends WorkerExtendableEvent {
+  readonly data: { json(): unknown } | null
+}
+interface WorkerNotificationEvent extends WorkerExtendableEvent {
+  readonly action: string
+  readonly notification: Notification
+}
+interface WorkerWindowClient {
+  readonly visibilityState: DocumentVisibilityState
+  postMessage(message: unknown): void
+}
+interface WorkerScope {
+  importScripts(...urls: string[]): void
+  readonly clients: { matchAll(options: { type: 'window'; includeUncontrolled: boolean }): Promise<readonly WorkerWindowClient[]> }
+  readonly registration: ServiceWorkerRegistration
+  addEventListener(type: 'push', listener: (event: WorkerPushEvent) => void): void
+  addEventListener(type: 'notificationclick', listener: (event: WorkerNotificationEvent) => void): void
+  addEventListener(type: 'pushsubscriptionchange', listener: (event: WorkerExtendableEvent) => void): void
+}
+declare const self: WorkerScope
 
 self.importScripts('/sw.js')
 
 async function appVisible(): Promise<boolean> {
   const list = await self.clients.matchAll({ type: 'window', includeUncontrolled: true })
-  return list.some((c: any) => c.visibilityState === 'visible')
+  return list.some((c) => c.visibilityState === 'visible')
 }
 
-async function onPush(event: any): Promise<void> {
+async function onPush(event: WorkerPushEvent): Promise<void> {
   let body: unknown = null
   try {
     body = event.data?.json() ?? null
@@ -33,7 +57,7 @@ async function onPush(event: any): Promise<void> {
   else if (act.do === 'close') for (const n of (await self.registration.getNotifications({ tag: act.tag })) as Notification[]) n.close()
 }
 
-self.addEventListener('push', (event: any) => event.waitUntil(onPush(event)))
+self.addEventListener('push', (event) => event.waitUntil(onPush(event)))
 
 /** Approve from the notification: `/approve` with the seq the alert carried; the bridge refuses a stale one. */
 async function approve(a: ApproveData, tag: string): Promise<void> {
@@ -53,19 +77,19 @@ async function approve(a: ApproveData, tag: string): Promise<void> {
     }
   }
   // Shown briefly in place of the alert, so a refusal (stale seq) is not silent.
-  await self.registration.showNotification(text, { tag, renotify: false, silent: true })
+  // `renotify` is in browsers' options but not in TypeScript's DOM lib yet.
+  const options: NotificationOptions & { renotify?: boolean } = { tag, renotify: false, silent: true }
+  await self.registration.showNotification(text, options)
 }
 
-self.addEventListener('notificationclick', (event: any) => {
-  const a = event.notification?.data?.approve as ApproveData | undefined
+self.addEventListener('notificationclick', (event) => {
+  const a = jsonObject(event.notification?.data as unknown)?.approve as ApproveData | undefined
   if (event.action !== APPROVE_ACTION || !a) return
   event.notification.close()
   event.waitUntil(approve(a, event.notification.tag))
 })
 
 // The browser replaced the push subscription: open pages fetch a new token and re-register it.
-self.addEventListener('pushsubscriptionchange', (event: any) => {
-  event.waitUntil(
-    self.clients.matchAll({ type: 'window', includeUncontrolled: true }).then((list: any[]) => list.forEach((c) => c.postMessage({ type: 'push-subscription-change' }))),
-  )
+self.addEventListener('pushsubscriptionchange', (event) => {
+  event.waitUntil(self.clients.matchAll({ type: 'window', includeUncontrolled: true }).then((list) => list.forEach((c) => c.postMessage({ type: 'push-subscription-change' }))))
 })
