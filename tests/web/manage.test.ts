@@ -448,6 +448,27 @@ describe('running agents from the phone', () => {
     await shoot('alerts')
   })
 
+  it("offers one Mute control in the agent's view: 8 h from its menu, then Unmute", async () => {
+    const pane = (await snapshot()).agents.find((a: any) => a.agent === 'claude').pane_id
+    await go(`#/agent/b1/${encodeURIComponent(pane)}/card`)
+    const menu = page.locator('.agent-view .mute-menu')
+    await menu.waitFor()
+    // One control: no second Mute button beside the menu.
+    expect(await page.locator('.agent-view').getByText(/^Mute/).count()).toBe(1)
+    await menu.getByText('Mute…', { exact: true }).click()
+    expect(await menu.getByRole('button').allTextContents()).toEqual(['1 h', '8 h', 'Until I unmute'])
+    await shoot('agent-mute-menu')
+    await menu.getByRole('button', { name: '8 h' }).click()
+    await menu.getByRole('button', { name: 'Unmute' }).waitFor()
+    const until8h = (await (await bridge.request('/notify/mutes', { token: owner.bearer })).json()).mutes[pane]
+    expect(Math.abs(until8h - (Date.now() + 8 * 3_600_000))).toBeLessThan(60_000)
+    expect(await page.locator('.agent-view .mute-menu').count()).toBe(1)
+    await shoot('agent-muted')
+    await menu.getByRole('button', { name: 'Unmute' }).click()
+    await menu.getByText('Mute…', { exact: true }).waitFor()
+    expect((await (await bridge.request('/notify/mutes', { token: owner.bearer })).json()).mutes[pane]).toBeUndefined()
+  })
+
   it('counts who needs you, walks the blocked agents longest waiting first and ends in All clear', async () => {
     const first = (await sim.request('sim.create_agent_pane', { kind: 'claude', cwd: repo, label: 'first', script: { start: 'permission', default_reply: 'one done' } })).pane
       .pane_id as string

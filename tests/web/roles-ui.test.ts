@@ -69,7 +69,8 @@ describe('web app by role and bridge level', () => {
     expect(await page.locator('button.option').count()).toBe(0)
     expect(await page.locator('form.reply').count()).toBe(0)
     for (const name of ['Restart', 'Stop', 'Close pane', 'Cycle mode']) expect([name, await page.getByRole('button', { name, exact: true }).count()]).toEqual([name, 0])
-    // Mute is the viewer's own alert setting: still offered.
+    // Mute is the viewer's own alert setting: still offered, once (drawn when this device's mutes are read).
+    await page.locator('.mute-menu').waitFor()
     expect(await page.locator('.mute-menu').count()).toBe(1)
     await shoot('viewer-card')
     await page.goto(`${stack.bridge.url}/#/agent/b1/${encodeURIComponent(watched)}/transcript`)

@@ -10,7 +10,6 @@ import { poller, type Poller } from '../lib/poll.ts'
 import { TerminalView } from './terminal.ts'
 import { TranscriptView } from './transcript.ts'
 import { DiffView } from './diff.ts'
-import { MuteToggle } from './mute.ts'
 import { AgentActions } from './lifecycle.ts'
 import { ActivityTab } from './activity.ts'
 import { CommandPalette } from './palette.ts'
@@ -67,7 +66,7 @@ export function AgentView({ api, bridgeKey, pane, tab: asked, agent, plain, feed
     <header class="agent-head">
       <a class="button ghost" href="#/" aria-label="Back to the inbox">←</a>
       <h1 class="agent-name">${agent ? agentTitle(agent) : pane}</h1>
-      ${agent && badge(status ?? agent.agent_status)} ${!plain && html`<${MuteToggle} api=${api} pane=${pane} />`}
+      ${agent && badge(status ?? agent.agent_status)}
     </header>
     ${feed && html`<${AgentActions} feed=${feed} pane=${pane} agent=${agent} plain=${plain} watchOnly=${watchOnly} />`}
     ${watchOnly && html`<p class="muted small watch-only">Watch-only device: it sees the agents but cannot answer, type or change anything.</p>`}

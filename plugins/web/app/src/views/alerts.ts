@@ -35,6 +35,7 @@ function TestAlert({ feed }: { feed: FeedClient }) {
   return html`<div class="row" id="alert-test">
       <${ActionButton}
         label="Send test alert"
+        small
         busyLabel="Sending…"
         run=${async () => {
           const r = await feed.api.post('/notify/test', {})

@@ -3,11 +3,11 @@ import type { FeedClient } from '../feedclient.ts'
 import type { Agent } from '../lib/inbox.ts'
 import { agentHref, viewHref } from '../route.ts'
 import { ActionButton, ClosePaneButton } from './action.ts'
-import { MUTE_FOR, mute } from './alerts.ts'
+import { MuteControl } from './mute.ts'
 
 /**
  * An agent's lifecycle from its view: restart (a fresh conversation), stop (asks first; the pane
- * stays as a shell), close the pane; a plain shell offers "Start agent here". Mute for 1 h / 8 h.
+ * stays as a shell), close the pane; a plain shell offers "Start agent here". Mute (1 h, 8 h, until unmuted) or Unmute.
  * A watch-only (viewer) device gets only the links and Mute, which its role may use.
  */
 export function AgentActions({ feed, pane, agent, plain, watchOnly }: { feed: FeedClient; pane: string; agent?: Agent; plain?: boolean; watchOnly?: boolean }) {
@@ -46,12 +46,6 @@ export function AgentActions({ feed, pane, agent, plain, watchOnly }: { feed: Fe
     }
     ${plain && !watchOnly && html`<a class="button small" href=${viewHref('start', key, { where: 'pane', pane })}>Start agent here</a>`}
     ${!watchOnly && html`<${ClosePaneButton} feed=${feed} pane=${pane} agentKind=${agent?.agent} onClosed=${() => (location.hash = '#/')} />`}
-    ${
-      agent &&
-      html`<details class="mute-menu">
-        <summary class="button small ghost">Mute…</summary>
-        <div class="row">${MUTE_FOR.map(([label, ms]) => html`<${ActionButton} label=${label} small run=${() => mute(feed, pane, ms)} />`)}</div>
-      </details>`
-    }
+    ${agent && html`<${MuteControl} feed=${feed} pane=${pane} />`}
   </div>`
 }
