@@ -65,7 +65,7 @@ describe('hostile keys', () => {
     const parsed = JSON.parse('{"pane_id":"work/w1:p1","__proto__":{"polluted":true}}')
     const { value } = stripIds(parsed)
     expect(Object.getPrototypeOf(value)).toBe(Object.prototype)
-    expect((value as any).polluted).toBeUndefined()
+    expect((value as Record<string, unknown>).polluted).toBeUndefined()
     expect(JSON.parse(JSON.stringify(value))).toEqual(JSON.parse('{"pane_id":"w1:p1","__proto__":{"polluted":true}}'))
   })
 })

@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../harness/stack.ts'
 import { count, screen, shellReady } from './helpers.ts'
+import type { ResponseResult } from '../../lib/herdr/api.ts'
+
+/** POST /herdr's body: herdr's result of one type (any, unless named), or the bridge's error. */
+type Reply<T extends ResponseResult['type']> = { result: Extract<ResponseResult, { type: T }>; error?: string }
 
 let stack: Stack
-const call = async (json: unknown, init: { token?: string | null; raw?: string } = {}) => {
+const call = async <T extends ResponseResult['type'] = ResponseResult['type']>(json: unknown, init: { token?: string | null; raw?: string } = {}) => {
   const res = await stack.bridge.request('/herdr', {
     method: 'POST',
     ...(init.raw !== undefined ? { body: init.raw, headers: { 'content-type': 'application/json' } } : { json }),
@@ -11,7 +15,7 @@ const call = async (json: unknown, init: { token?: string | null; raw?: string }
     signal: AbortSignal.timeout(10_000),
   })
   expect(res.headers.get('content-type')).toMatch(/^application\/json/)
-  return { status: res.status, body: (await res.json()) as any }
+  return { status: res.status, body: (await res.json()) as Reply<T> }
 }
 
 beforeAll(async () => {
@@ -29,15 +33,15 @@ describe('POST /herdr reads', () => {
   })
 
   it('goes to the default session for bare ids, and to an explicit session', async () => {
-    expect((await call({ method: 'workspace.get', params: { workspace_id: 'w1' } })).body.result.workspace.workspace_id).toBe('w1')
-    const snap = await call({ method: 'session.snapshot', params: {}, session: 'work' })
+    expect((await call<'workspace_info'>({ method: 'workspace.get', params: { workspace_id: 'w1' } })).body.result.workspace.workspace_id).toBe('w1')
+    const snap = await call<'session_snapshot'>({ method: 'session.snapshot', params: {}, session: 'work' })
     expect(snap.status).toBe(200)
-    expect(snap.body.result.snapshot.panes.map((p: any) => p.pane_id)).toEqual(['work/w1:p1'])
+    expect(snap.body.result.snapshot.panes.map((p) => p.pane_id)).toEqual(['work/w1:p1'])
     expect(snap.body.result.snapshot.focused_pane_id).toBe('work/w1:p1')
     // Bare ids with an explicit session belong to that session.
-    expect((await call({ method: 'tab.get', params: { tab_id: 'w1:t1' }, session: 'work' })).body.result.tab.tab_id).toBe('work/w1:t1')
+    expect((await call<'tab_info'>({ method: 'tab.get', params: { tab_id: 'w1:t1' }, session: 'work' })).body.result.tab.tab_id).toBe('work/w1:t1')
     // Missing params are {}.
-    expect((await call({ method: 'workspace.list' })).body.result.workspaces.map((w: any) => w.workspace_id)).toEqual(['w1'])
+    expect((await call<'workspace_list'>({ method: 'workspace.list' })).body.result.workspaces.map((w) => w.workspace_id)).toEqual(['w1'])
   })
 
   it('turns *_not_found into 404 and other herdr errors into 502', async () => {

@@ -91,11 +91,11 @@ describe('merged snapshot', () => {
       { pane_id: 'work/w1:p1', tab_id: 'work/w1:t1', workspace_id: 'work/w1', session: 'work' },
     ])
     expect(m.layouts[1]).toEqual({ tab_id: 'work/w1:t1', workspace_id: 'work/w1', focused_pane_id: 'work/w1:p1', panes: [{ pane_id: 'work/w1:p1' }], session: 'work' })
-    expect(m.workspaces.map((w: any) => [w.workspace_id, w.active_tab_id, w.session])).toEqual([
+    expect((m.workspaces as Record<string, unknown>[]).map((w) => [w.workspace_id, w.active_tab_id, w.session])).toEqual([
       ['w1', 'w1:t1', 'default'],
       ['work/w1', 'work/w1:t1', 'work'],
     ])
-    expect(m.agents.map((a: any) => a.pane_id)).toEqual(['w1:p1', 'work/w1:p1'])
+    expect((m.agents as Record<string, unknown>[]).map((a) => a.pane_id)).toEqual(['w1:p1', 'work/w1:p1'])
   })
 
   it('always has the five arrays, even from an empty session', () => {

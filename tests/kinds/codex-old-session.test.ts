@@ -10,6 +10,7 @@ import { startStack, type Stack } from '../harness/stack.ts'
 import { reportBusyAgent } from '../harness/busy-agent.ts'
 import { connect } from '../transcript/ws-client.ts'
 import { at, meta, userText } from './codex-fixture.ts'
+import type { GetResponses } from '../../plugins/web/app/src/lib/api-types.ts'
 
 const OLD = '0188aaaa-0000-7000-8000-0000000000aa'
 
@@ -46,7 +47,7 @@ describe('codex: a session older than the newest 400 day folders', () => {
     expect(await c.next()).toMatchObject({ type: 'hello', agent_kind: 'codex', session_id: OLD, total: 2 })
     expect((await c.take(2)).map((f) => f.entry.text)).toEqual(['begun long ago', 'resumed today'])
     c.close()
-    const body = (await (await stack.bridge.request('/snapshot')).json()) as any
-    expect((body.result.snapshot.agents as any[]).find((a) => a.pane_id === pane).last_activity_ts).toBe(Date.parse(at(2)))
+    const body = (await (await stack.bridge.request('/snapshot')).json()) as GetResponses['/snapshot']
+    expect(body.result.snapshot.agents.find((a) => a.pane_id === pane)!.last_activity_ts).toBe(Date.parse(at(2)))
   })
 })

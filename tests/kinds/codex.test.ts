@@ -7,6 +7,7 @@ import fc from 'fast-check'
 import { countCodexLine, normalizeCodexLine, commandOf, toolResult } from '../../plugins/kind-codex/transcript/normalize.ts'
 import { at, assistantText, meta, sampleSession, shellCall, shellOutput, userText, writeRollout } from './codex-fixture.ts'
 import { reportBusyAgent } from '../harness/busy-agent.ts'
+import type { GetResponses } from '../../plugins/web/app/src/lib/api-types.ts'
 
 describe('codex rollout normalization', () => {
   it('keeps the conversation and tools, skips what codex injects and its UI events', () => {
@@ -191,10 +192,10 @@ describe('codex transcripts over /agent-transcript', () => {
     writeRollout(codexHome, id, sampleSession(id, cwd), '05')
     const pane = await codexPane(id)
     const none = await codexPane('0199a0c1-0000-7000-8000-0000000000ff')
-    const body = (await (await stack.bridge.request('/snapshot')).json()) as any
-    const agents = body.result.snapshot.agents as any[]
-    expect(agents.find((a) => a.pane_id === pane).last_activity_ts).toBe(Date.parse(at(9)))
-    expect('last_activity_ts' in agents.find((a) => a.pane_id === none)).toBe(false)
+    const body = (await (await stack.bridge.request('/snapshot')).json()) as GetResponses['/snapshot']
+    const agents = body.result.snapshot.agents
+    expect(agents.find((a) => a.pane_id === pane)!.last_activity_ts).toBe(Date.parse(at(9)))
+    expect('last_activity_ts' in agents.find((a) => a.pane_id === none)!).toBe(false)
   })
 })
 

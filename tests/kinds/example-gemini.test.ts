@@ -16,6 +16,7 @@ import { connect } from '../transcript/ws-client.ts'
 import { parseGeminiScreen } from '../../examples/agent-kind-gemini/screen.ts'
 import { normalizeGeminiLine } from '../../examples/agent-kind-gemini/transcript.ts'
 import { startServe, type Served } from './serve-process.ts'
+import type { GetResponses } from '../../plugins/web/app/src/lib/api-types.ts'
 
 const BIN = join(REPO_ROOT, 'cli/bin.mjs')
 const SID = '8f2c1a90-5b7e-4d2a-9c11-3e4f5a6b7c8d'
@@ -121,12 +122,12 @@ describe('an out-of-tree kind loaded with bridge serve --config', () => {
     rmSync(work, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 })
   })
 
-  const get = (path: string) => bridge.get(path)
+  const get = <P extends keyof GetResponses>(path: P) => bridge.get(path)
 
   it('GET /agent-kinds lists the new kind next to the built-in ones', async () => {
     const { status, body } = await get('/agent-kinds')
     expect(status).toBe(200)
-    expect(body.kinds.find((k: any) => k.kind === 'gemini')).toEqual({
+    expect(body.kinds.find((k) => k.kind === 'gemini')).toEqual({
       kind: 'gemini',
       card: true,
       mode_cycle: false,
@@ -136,7 +137,7 @@ describe('an out-of-tree kind loaded with bridge serve --config', () => {
       usage: false,
       question: false,
     })
-    expect(body.kinds.map((k: any) => k.kind)).toEqual(expect.arrayContaining(['claude', 'codex', 'opencode', 'pi', 'gemini']))
+    expect(body.kinds.map((k) => k.kind)).toEqual(expect.arrayContaining(['claude', 'codex', 'opencode', 'pi', 'gemini']))
   })
 
   it('streams the gemini session of a pane: backlog, then the live tail', async () => {
@@ -168,7 +169,7 @@ describe('an out-of-tree kind loaded with bridge serve --config', () => {
     })
     c.close()
     const snap = await get('/snapshot')
-    expect(snap.body.result.snapshot.agents.find((a: any) => a.pane_id === pane).last_activity_ts).toBe(Date.parse('2025-10-01T09:00:09.000Z'))
+    expect(snap.body.result.snapshot.agents.find((a) => a.pane_id === pane)!.last_activity_ts).toBe(Date.parse('2025-10-01T09:00:09.000Z'))
   })
 
   it('a config that is missing or not a plugin list stops the bridge with a one-line error', async () => {

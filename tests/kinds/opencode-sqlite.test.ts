@@ -15,6 +15,7 @@ import { startStack, type Stack } from '../harness/stack.ts'
 import { reportBusyAgent } from '../harness/busy-agent.ts'
 import { connect } from '../transcript/ws-client.ts'
 import { HAS_SQLITE } from './opencode-fixture.ts'
+import type { GetResponses } from '../../plugins/web/app/src/lib/api-types.ts'
 
 /** opencode's tables (packages/opencode/src/session/session.sql.ts), the columns the bridge reads and the NOT NULL ones. */
 const SCHEMA = `
@@ -174,7 +175,7 @@ describe('opencode: sessions in SQLite (opencode.db)', () => {
     expect(await c.next()).toMatchObject({ type: 'hello', session_id: SID })
     c.close()
     const known = await pane(SID)
-    const body = (await (await stack.bridge.request('/snapshot')).json()) as any
-    expect((body.result.snapshot.agents as any[]).find((a) => a.pane_id === known)?.last_activity_ts).toBe(T0 + 5000)
+    const body = (await (await stack.bridge.request('/snapshot')).json()) as GetResponses['/snapshot']
+    expect(body.result.snapshot.agents.find((a) => a.pane_id === known)?.last_activity_ts).toBe(T0 + 5000)
   })
 })

@@ -10,6 +10,7 @@ import { startStack, type Stack } from '../harness/stack.ts'
 import { reportBusyAgent } from '../harness/busy-agent.ts'
 import { connect } from '../transcript/ws-client.ts'
 import { OpencodeStore, placeholderDbReason, T0 } from './opencode-fixture.ts'
+import type { GetResponses } from '../../plugins/web/app/src/lib/api-types.ts'
 
 const HOUR = 3600
 const now = () => Math.floor(Date.now() / 1000)
@@ -52,8 +53,8 @@ describe('opencode: the JSON tree beside opencode.db', () => {
     return [r.status, await r.text()]
   }
   const activity = async (pane: string) => {
-    const body = (await (await stack.bridge.request('/snapshot')).json()) as any
-    return (body.result.snapshot.agents as any[]).find((a) => a.pane_id === pane)?.last_activity_ts
+    const body = (await (await stack.bridge.request('/snapshot')).json()) as GetResponses['/snapshot']
+    return body.result.snapshot.agents.find((a) => a.pane_id === pane)?.last_activity_ts
   }
 
   it('the tree written last is read: the session streams and is dated', async () => {

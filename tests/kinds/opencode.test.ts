@@ -5,6 +5,7 @@ import { startStack, type Stack } from '../harness/stack.ts'
 import { connect } from '../transcript/ws-client.ts'
 import { OpencodeStore, placeholderDbReason, T0 } from './opencode-fixture.ts'
 import { reportBusyAgent } from '../harness/busy-agent.ts'
+import type { GetResponses } from '../../plugins/web/app/src/lib/api-types.ts'
 
 const iso = (s: number) => new Date(T0 + s * 1000).toISOString()
 
@@ -179,9 +180,9 @@ describe('opencode transcripts over /agent-transcript', () => {
     expect(await c.next()).toMatchObject({ type: 'hello', session_id: 'ses_new', total: 7 })
     c.close()
     const known = await opencodePane('ses_new', dir)
-    const body = (await (await stack.bridge.request('/snapshot')).json()) as any
-    const a = (body.result.snapshot.agents as any[]).find((x) => x.pane_id === known)
-    expect(a.last_activity_ts).toBe(T0 + 5000)
+    const body = (await (await stack.bridge.request('/snapshot')).json()) as GetResponses['/snapshot']
+    const a = body.result.snapshot.agents.find((x) => x.pane_id === known)
+    expect(a!.last_activity_ts).toBe(T0 + 5000)
   })
 
   it('a store that is only a placeholder database file is refused with a one-line reason', async () => {

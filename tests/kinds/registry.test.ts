@@ -8,6 +8,7 @@ import kindCodex from '../../plugins/kind-codex/index.ts'
 import { startStack, type Stack } from '../harness/stack.ts'
 import { meta, userText, writeRollout } from './codex-fixture.ts'
 import { reportBusyAgent } from '../harness/busy-agent.ts'
+import type { GetResponses } from '../../plugins/web/app/src/lib/api-types.ts'
 
 describe('the kind registry', () => {
   it('merges capabilities of one kind from several plugins; the same one twice, or an unknown one, is a start-up error', () => {
@@ -16,10 +17,11 @@ describe('the kind registry', () => {
     r.register(defineAgentKind({ kind: 'thing', usage: async () => ({ available: false }) }), 'b')
     expect(Object.keys(r.get(' THING ')!).sort()).toEqual(['kind', 'screen', 'usage'])
     expect(() => r.register(defineAgentKind({ kind: 'thing', screen: {} }), 'c')).toThrow('agent kind thing: screen is contributed by both plugin a and plugin c')
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a capability the AgentKind type does not have, as a JavaScript plugin could pass
     expect(() => r.register({ kind: 'thing', parseScreen: () => null } as any, 'd')).toThrow(
       'agent kind thing (plugin d): unknown capability parseScreen; want one of screen, question, transcript, commands, usage, start',
     )
-    expect(() => r.register({ kind: ' ' } as any, 'e')).toThrow('plugin e: an agent kind needs a non-empty kind id')
+    expect(() => r.register({ kind: ' ' }, 'e')).toThrow('plugin e: an agent kind needs a non-empty kind id')
   })
 })
 
@@ -31,7 +33,7 @@ describe('removing a kind line removes exactly that kind', () => {
   afterAll(async () => stack?.close())
 
   it('codex is gone from /agent-kinds and its transcript is refused; claude still streams', async () => {
-    const kinds = (await (await stack.bridge.request('/agent-kinds')).json()).kinds.map((k: any) => k.kind)
+    const kinds = (await (await stack.bridge.request('/agent-kinds')).json()).kinds.map((k: GetResponses['/agent-kinds']['kinds'][number]) => k.kind)
     expect(kinds).toEqual(['claude', 'generic', 'hermes', 'opencode', 'pi'])
     const cwd = join(stack.home, 'proj')
     mkdirSync(cwd, { recursive: true })

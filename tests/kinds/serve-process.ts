@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { freePort, untilListening } from '../harness/serve.ts'
+import type { GetResponses } from '../../plugins/web/app/src/lib/api-types.ts'
 
 export interface Served {
   base: string
@@ -12,7 +13,8 @@ export interface Served {
   token: string
   /** The daemon's process id. */
   pid: number
-  get(path: string): Promise<{ status: number; body: any }>
+  /** GET with the admin token; the body as the route documents its 200 answer. */
+  get<P extends keyof GetResponses>(path: P): Promise<{ status: number; body: GetResponses[P] }>
   stop(): Promise<void>
 }
 
@@ -43,9 +45,9 @@ export async function startServe(opts: { bin: string; args?: string[]; env: Node
   }
   const log = served.output()
   const token = JSON.parse(readFileSync(join(opts.env.BRIDGE_DIR!, 'config.json'), 'utf8')).admin_token as string
-  const get = async (path: string) => {
+  const get = async <P extends keyof GetResponses>(path: P) => {
     const r = await fetch(base + path, { headers: { authorization: `Bearer ${token}` } })
-    return { status: r.status, body: await r.json() }
+    return { status: r.status, body: (await r.json()) as GetResponses[P] }
   }
   return { base, log, token, pid: daemon.pid!, get, stop }
 }
