@@ -77,7 +77,7 @@ async function viaBridge(wsUrl: string, token: string, pane: string): Promise<Pr
     ws.addEventListener('error', j)
   })
   let onMessage: (b: Buffer) => void = () => {}
-  ws.addEventListener('message', (e: any) => onMessage(Buffer.from(e.data as ArrayBuffer)))
+  ws.addEventListener('message', (e) => onMessage(Buffer.from(e.data as ArrayBuffer)))
   return {
     stream: () =>
       new Promise((resolve) => {

@@ -20,6 +20,7 @@ import { startStack } from '../tests/harness/stack.ts'
 import { herdrRequest } from '../core/herdr/socket.ts'
 import { readGit } from '../lib/git/status.ts'
 import { cacheHits } from '../lib/git/file-signature.ts'
+import type { GetResponses } from '../plugins/web/app/src/lib/api-types.ts'
 
 const FILES = 5000
 const MODIFIED = 250
@@ -73,7 +74,7 @@ export async function run(): Promise<void> {
       if (res.status !== 200) throw new Error(`/diff answered ${res.status}: ${await res.text()}`)
       return res.json()
     }
-    const first = (await http('')) as any
+    const first = (await http('')) as GetResponses['/diff']
     const changed = MODIFIED + UNTRACKED + DELETED
     if (first.files.length !== changed) throw new Error(`expected ${changed} files, got ${first.files.length}`)
     for (let i = 0; i < 5; i++) await Promise.all([floor(), http(''), http('&context=1')])

@@ -33,14 +33,17 @@ const pct = (xs: number[], p: number) => {
 const ms = (x: number) => `${x.toFixed(1)} ms`
 const mb = (x: number) => `${(x / 1024 / 1024).toFixed(1)} MiB`
 
+/** The fields of a `pane_agent_status_changed` frame this benchmark reads. */
+type StatusFrame = { seq: number; ts: number; payload: { pane_id: string; agent_status: string } }
+
 /** A lean subscriber: records receipt time of status frames by seq, parses only those. */
 function subscriber(url: string) {
   const ws = new WebSocket(url)
   const got = new Map<number, { t: number; now: number; ts: number }>()
   let snapshot = false
   let maxSeq = 0
-  const listeners = new Set<(f: any) => void>()
-  ws.addEventListener('message', (e: any) => {
+  const listeners = new Set<(f: StatusFrame) => void>()
+  ws.addEventListener('message', (e) => {
     const t = performance.now()
     const now = Date.now()
     const data = String(e.data)
@@ -49,7 +52,7 @@ function subscriber(url: string) {
       return
     }
     if (!data.includes('pane_agent_status_changed')) return
-    const f = JSON.parse(data)
+    const f = JSON.parse(data) as StatusFrame
     got.set(f.seq, { t, now, ts: f.ts })
     maxSeq = Math.max(maxSeq, f.seq)
     for (const l of listeners) l(f)
@@ -86,7 +89,7 @@ export async function run(): Promise<void> {
     for (let i = 0; i < SUBSCRIBERS; i++) clients.push(subscriber(wsUrl))
     await Promise.all(clients.map((c) => c.ready()))
     // Announcements, seen through the first subscriber: pane|status → seq.
-    const waiters = new Map<string, (f: any) => void>()
+    const waiters = new Map<string, (f: StatusFrame) => void>()
     clients[0].listeners.add((f) => {
       const k = `${f.payload.pane_id}|${f.payload.agent_status}`
       waiters.get(k)?.(f)

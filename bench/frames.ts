@@ -18,6 +18,9 @@ import { WebSocket } from 'undici'
 import { startSim, type Sim } from '../tests/harness/sim.ts'
 import { spawnBridge, type BridgeProc } from './_bridge.ts'
 
+/** The fields of an /events frame this benchmark reads (status changes and push_sent). */
+type EventFrame = { type: string; payload: { pane_id?: string; agent_status?: string; agent?: string } }
+
 const CLIENTS = 100
 const PANES = 20
 const PER_PANE = 10
@@ -38,8 +41,8 @@ function client(url: string) {
   let frames = 0
   let bytes = 0
   const types = new Map<string, number>()
-  const listeners = new Set<(f: any) => void>()
-  ws.addEventListener('message', (e: any) => {
+  const listeners = new Set<(f: EventFrame) => void>()
+  ws.addEventListener('message', (e) => {
     const data = String(e.data)
     if (!snapshot) {
       snapshot = data.startsWith('{"type":"snapshot"')
@@ -49,7 +52,7 @@ function client(url: string) {
     frames++
     bytes += data.length
     if (listeners.size) {
-      const f = JSON.parse(data)
+      const f = JSON.parse(data) as EventFrame
       types.set(f.type, (types.get(f.type) ?? 0) + 1)
       for (const l of listeners) l(f)
     }

@@ -16,6 +16,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { startStack } from '../tests/harness/stack.ts'
 import type { ClientPlan, ClientResult } from './_snapshot-client.ts'
 import { encodeCwd } from '../plugins/kind-claude/transcript/locate.ts'
+import type { GetResponses } from '../plugins/web/app/src/lib/api-types.ts'
 
 const SESSIONS = ['default', 'work', 'ops']
 const SIZES = [50, 200]
@@ -112,10 +113,10 @@ async function once(AGENTS: number): Promise<void> {
       return res.json()
     }
     await bridge.bridge.ingest!.settled()
-    const first = (await http()) as any
+    const first = (await http()) as GetResponses['/snapshot']
     const n = first.result.snapshot.agents.length
     if (n !== AGENTS) throw new Error(`expected ${AGENTS} agents in the snapshot, got ${n}`)
-    const dated = first.result.snapshot.agents.filter((a: any) => a.agent === 'claude' && a.last_activity_ts).length
+    const dated = first.result.snapshot.agents.filter((a) => a.agent === 'claude' && a.last_activity_ts).length
     if (dated === 0) throw new Error('no claude agent was dated from its transcript')
 
     const plan: ClientPlan = {

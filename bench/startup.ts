@@ -73,12 +73,15 @@ function packagesUnder(dir: string, out = new Set<string>()): Set<string> {
   return out
 }
 
+/** A node of `npm ls --json --long`: where the package lies and what it pulls in. */
+type NpmNode = { path?: string; dependencies?: Record<string, NpmNode> }
+
 /** Packages only firebase-admin needs: `npm ls` trees of every other dependency subtracted. */
 function firebaseShare(pkgDir: string): { count: number; bytes: number } {
   const r = spawnSync('npm', ['ls', '--all', '--omit=dev', '--json', '--long'], { cwd: pkgDir, env: npmEnv, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
-  const tree = JSON.parse(r.stdout)
-  const paths = (node: any, acc: Set<string>) => {
-    for (const [, dep] of Object.entries<any>(node.dependencies ?? {})) {
+  const tree = JSON.parse(r.stdout) as NpmNode
+  const paths = (node: NpmNode, acc: Set<string>) => {
+    for (const [, dep] of Object.entries(node.dependencies ?? {})) {
       if (dep.path && !acc.has(dep.path)) {
         acc.add(dep.path)
         paths(dep, acc)
@@ -88,7 +91,7 @@ function firebaseShare(pkgDir: string): { count: number; bytes: number } {
   }
   const fb = new Set<string>()
   const others = new Set<string>()
-  for (const [name, dep] of Object.entries<any>(tree.dependencies ?? {})) {
+  for (const [name, dep] of Object.entries(tree.dependencies ?? {})) {
     const set = name === 'firebase-admin' ? fb : others
     if (dep.path) set.add(dep.path)
     paths(dep, set)

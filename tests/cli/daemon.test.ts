@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import type { NetworkInterfaceInfo } from 'node:os'
 import { startSim, type Sim } from '../harness/sim.ts'
 import { cli, expectOneLineError, sandbox, startDaemon, type Daemon } from './helpers.ts'
 import { reachableAddresses, isTailnet } from '../../cli/addresses.ts'
 import { startBridge } from '../harness/bridge.ts'
 import pairing from '../../plugins/pairing/index.ts'
 import health from '../../plugins/health/index.ts'
+import type { GetResponses } from '../../plugins/web/app/src/lib/api-types.ts'
 
 // Each CLI call is a new node process: on a loaded 2-core machine one can take seconds.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 })
@@ -90,7 +92,7 @@ describe('status', () => {
   it('--json carries the same facts', async () => {
     const r = await cli(['status', '--json', '--addr', `127.0.0.1:${daemon.port}`], env)
     expect(r.exitCode).toBe(0)
-    const s = JSON.parse(String(r.stdout))
+    const s = JSON.parse(String(r.stdout)) as GetResponses['/admin/status'] & { running: boolean; ok: boolean; url: string }
     expect(s).toMatchObject({
       running: true,
       ok: true,
@@ -103,14 +105,14 @@ describe('status', () => {
       devices: 0,
       herdr: { expected_protocol: 20 },
     })
-    expect(s.alerts.map((a: any) => [a.channel, a.loaded, a.configured])).toEqual([
+    expect(s.alerts.map((a) => [a.channel, a.loaded, a.configured])).toEqual([
       ['fcm', true, true],
       ['webpush', true, true],
       ['ntfy', true, true],
       ['webhook', true, false],
     ])
     expect(s.uptime_s).toBeGreaterThanOrEqual(0)
-    expect(s.herdr.sessions.map((x: any) => [x.name, x.answers, x.protocol, x.herdr_version])).toEqual([
+    expect(s.herdr.sessions.map((x) => [x.name, x.answers, x.protocol, x.herdr_version])).toEqual([
       ['default', true, 20, '0.8.0'],
       ['work', true, 20, '0.8.0'],
     ])
@@ -189,7 +191,7 @@ describe('pair', () => {
 
 describe('addresses', () => {
   it('tailnet ranges come first, loopback and link-local never', () => {
-    const i = (address: string, family: 'IPv4' | 'IPv6', internal = false) => ({ address, family, internal, netmask: '', mac: '', cidr: null }) as any
+    const i = (address: string, family: 'IPv4' | 'IPv6', internal = false) => ({ address, family, internal, netmask: '', mac: '', cidr: null }) as NetworkInterfaceInfo
     const got = reachableAddresses({
       lo: [i('127.0.0.1', 'IPv4', true), i('::1', 'IPv6', true)],
       eth0: [i('192.168.1.20', 'IPv4'), i('fe80::1', 'IPv6'), i('169.254.3.3', 'IPv4')],

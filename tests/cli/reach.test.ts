@@ -32,7 +32,7 @@ let front: number
 
 /** Every name resolves to loopback, as the tailnet's or the tunnel's DNS would resolve to the proxy. */
 const loopback: LookupFunction = (_host, opts, cb) => {
-  if ((opts as { all?: boolean }).all) (cb as any)(null, [{ address: '127.0.0.1', family: 4 }])
+  if (opts.all) cb(null, [{ address: '127.0.0.1', family: 4 }])
   else cb(null, '127.0.0.1', 4)
 }
 const agent = (ca?: Buffer): Dispatcher => new Agent({ connect: { lookup: loopback, ...(ca ? { ca } : {}) } })
@@ -45,7 +45,7 @@ function codeFromPairOutput(stdout: string, url: string): string {
 }
 
 /** Pairs through `base` with `code`, then reads the first /events frame through the same path. */
-async function pairAndWatch(base: string, code: string, dispatcher: Dispatcher): Promise<{ bearer: string; first: any }> {
+async function pairAndWatch(base: string, code: string, dispatcher: Dispatcher): Promise<{ bearer: string; first: unknown }> {
   const res = await fetch(`${base}/pair`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -54,11 +54,11 @@ async function pairAndWatch(base: string, code: string, dispatcher: Dispatcher):
   })
   expect(res.status, await res.clone().text()).toBe(200)
   const { bearer } = (await res.json()) as { bearer: string }
-  const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/events?token=${bearer}`, { dispatcher } as any)
-  const first = await new Promise<any>((resolve, reject) => {
-    ws.addEventListener('message', (e: any) => resolve(JSON.parse(String(e.data))))
+  const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/events?token=${bearer}`, { dispatcher })
+  const first = await new Promise<unknown>((resolve, reject) => {
+    ws.addEventListener('message', (e) => resolve(JSON.parse(String(e.data))))
     ws.addEventListener('error', () => reject(new Error(`/events through ${base} failed`)))
-    ws.addEventListener('close', (e: any) => reject(new Error(`/events through ${base} closed ${e.code} ${e.reason}`)))
+    ws.addEventListener('close', (e) => reject(new Error(`/events through ${base} closed ${e.code} ${e.reason}`)))
   })
   ws.close()
   return { bearer, first }
@@ -131,7 +131,7 @@ describe('a daemon on a second --addr', () => {
     // Every bridge of this user, from the run files.
     expect(JSON.parse(String(status.stdout)).bridges).toEqual([{ url: daemon.url, pid: daemon.proc.pid, data_dir: box.dataDir }])
     const devices = await cli(['devices', 'list', '--json'], env)
-    expect(JSON.parse(String(devices.stdout)).map((d: any) => d.name)).toEqual(['phone'])
+    expect(JSON.parse(String(devices.stdout)).map((d: { name: string }) => d.name)).toEqual(['phone'])
   })
 
   it('doctor says which port holder is this bridge: found from the data dir, or from --addr alone', async () => {

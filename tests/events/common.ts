@@ -2,7 +2,7 @@ import userConfig from '../../bridge.config.ts'
 import events from '../../plugins/events/index.ts'
 import timeline from '../../plugins/timeline/index.ts'
 import type { BridgeUserConfig } from '../../core/plugin.ts'
-import type { Frames } from './ws-client.ts'
+import type { Frame, Frames } from './ws-client.ts'
 import type { Sim } from '../harness/sim.ts'
 
 /** The shipped plugin list with options for the events and timeline plugins. */
@@ -17,10 +17,10 @@ export function withOptions(opts: { events?: object; timeline?: object }): Bridg
   }
 }
 
-export const isStatus = (pane: string, status?: string) => (f: any) =>
+export const isStatus = (pane: string, status?: string) => (f: Frame) =>
   f.source === 'multiplexer' && f.type === 'pane_agent_status_changed' && f.payload.pane_id === pane && (!status || f.payload.agent_status === status)
 
-export const statusesOf = (frames: any[], pane: string, from = 0) =>
+export const statusesOf = (frames: Frame[], pane: string, from = 0) =>
   frames
     .slice(from)
     .filter(isStatus(pane))

@@ -4,15 +4,15 @@
 // replays) the same pane is covered by the resync the bridge sends after its replay window.
 import { test, expect, afterAll } from 'vitest'
 import { startStack, type Stack } from '../harness/stack.ts'
-import { openEvents } from './ws-client.ts'
+import { openEvents, type Frame } from './ws-client.ts'
 
 let st: Stack
 afterAll(async () => {
   await st?.close()
 })
 
-const bridgeEvent = (type: string) => (f: any) => f.source === 'bridge' && f.type === type
-const created = (pane: string) => (f: any) => f.source === 'multiplexer' && f.type === 'pane_created' && f.payload.pane?.pane_id === pane
+const bridgeEvent = (type: string) => (f: Frame) => f.source === 'bridge' && f.type === type
+const created = (pane: string) => (f: Frame) => f.source === 'multiplexer' && f.type === 'pane_created' && f.payload.pane?.pane_id === pane
 
 test('herdr 0.9: a pane created within the first second after a connect or a reconnect is announced on /events', async () => {
   st = await startStack({ simEnv: { HERDR_SIM_MODE: '0.9' } })

@@ -2,7 +2,7 @@
 // status changes flowing again.
 import { test, expect, afterAll } from 'vitest'
 import { startStack, type Stack } from '../harness/stack.ts'
-import { openEvents } from './ws-client.ts'
+import { openEvents, type Frame } from './ws-client.ts'
 import { isStatus, statusesOf, newPane, setStatus } from './common.ts'
 
 let st: Stack
@@ -10,7 +10,7 @@ afterAll(async () => {
   await st?.close()
 })
 
-const bridgeEvent = (type: string) => (f: any) => f.source === 'bridge' && f.type === type
+const bridgeEvent = (type: string) => (f: Frame) => f.source === 'bridge' && f.type === type
 
 test('simulator stopped → disconnected; restarted → connected, resync, and only new transitions', async () => {
   st = await startStack()

@@ -4,6 +4,7 @@ import { describe, test, expect, beforeAll, afterAll } from 'vitest'
 import { startStack, type Stack } from '../harness/stack.ts'
 import { until } from '../harness/wait.ts'
 import { openEvents, openStalled, type Frames } from './ws-client.ts'
+import type { GetResponses } from '../../plugins/web/app/src/lib/api-types.ts'
 import { withOptions, isStatus, statusesOf, newPane, setStatus, assertContiguous } from './common.ts'
 
 let st: Stack
@@ -174,7 +175,7 @@ describe('WS /events', () => {
     expect(closed.payload).toEqual({ type: 'pane_closed', pane_id: pane, workspace_id: workspace, inferred: true, session: 'default' })
     await c.next((f) => f.source === 'multiplexer' && f.type === 'tab_closed' && f.payload.tab_id === t.tab.tab_id)
     expect(c.frames.filter((f) => f.type === 'pane_closed' && f.payload.pane_id === pane).length).toBe(1)
-    const tl = (await (await st.bridge.request(`/timeline?pane=${encodeURIComponent(pane)}`)).json()) as any
+    const tl = (await (await st.bridge.request(`/timeline?pane=${encodeURIComponent(pane)}`)).json()) as GetResponses['/timeline']
     expect(tl.entries[0]).toMatchObject({ pane, from: 'working', to: 'gone' })
     c.close()
   })

@@ -5,6 +5,7 @@ import { startStack, type Stack } from '../harness/stack.ts'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import { openEvents } from './ws-client.ts'
 import { isStatus, newPane, setStatus } from './common.ts'
+import type { GetResponses } from '../../plugins/web/app/src/lib/api-types.ts'
 
 let st: Stack
 let second: TestBridge | undefined
@@ -13,7 +14,7 @@ afterAll(async () => {
   await st?.close()
 })
 
-const timeline = async (b: TestBridge, q = '') => (await (await b.request(`/timeline${q}`)).json()) as { entries: any[]; limit: number }
+const timeline = async (b: TestBridge, q = '') => (await (await b.request(`/timeline${q}`)).json()) as GetResponses['/timeline']
 
 test('timeline survives a bridge restart with durations intact', async () => {
   st = await startStack()

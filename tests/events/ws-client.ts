@@ -5,28 +5,35 @@ import net from 'node:net'
 import { randomBytes } from 'node:crypto'
 import { takeFrames, closeCodeOf, rawUpgrade } from '../harness/ws-frames.ts'
 
+/**
+ * One parsed /events frame. Tests read any frame kind's fields straight off it and assert them
+ * exactly, so a frame is left untyped here rather than cast at each of the many call sites.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- arbitrary JSON frames, checked by each test's own assertions
+export type Frame = any
+
 export interface Frames {
   ws: WebSocket
-  frames: any[]
+  frames: Frame[]
   /** Resolves with the first frame at or after index `from` matching `pred`. */
-  next(pred: (f: any) => boolean, timeoutMs?: number, from?: number): Promise<any>
+  next(pred: (f: Frame) => boolean, timeoutMs?: number, from?: number): Promise<Frame>
   closed: Promise<{ code: number; reason: string }>
   close(): void
 }
 
 export function openEvents(url: string): Frames {
   const ws = new WebSocket(url)
-  const frames: any[] = []
+  const frames: Frame[] = []
   const waiters = new Set<() => void>()
   let done = false
   const closed = new Promise<{ code: number; reason: string }>((resolve) => {
-    ws.addEventListener('close', (e: any) => {
+    ws.addEventListener('close', (e) => {
       done = true
       resolve({ code: e.code, reason: e.reason })
       for (const w of waiters) w()
     })
   })
-  ws.addEventListener('message', (e: any) => {
+  ws.addEventListener('message', (e) => {
     frames.push(JSON.parse(String(e.data)))
     for (const w of waiters) w()
   })

@@ -54,7 +54,15 @@ export interface StartSimOptions {
   env?: Record<string, string>
 }
 
-export type Reply = { id: string; result?: any; error?: { code: string; message: string } }
+/**
+ * A JSON value from the simulator: a method's result or a pushed event line. Its shape depends on the
+ * method (herdr's schema checks it when `validate` is on) and tests across the suite read its fields
+ * directly, so it is left untyped here rather than cast at each of several hundred call sites.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- per-method herdr JSON, schema-checked at runtime
+export type SimJson = any
+
+export type Reply = { id: string; result?: SimJson; error?: { code: string; message: string } }
 
 export class SimCallError extends Error {
   constructor(
@@ -70,9 +78,9 @@ export interface Subscription {
   /** The first line: the `subscription_started` ack, or the error that replaced it. */
   ack: Reply
   /** Every pushed line received so far, in order. */
-  events: any[]
+  events: SimJson[]
   /** Resolves with the first received event (past or future) matching `pred` not yet taken by next(). */
-  next(pred?: (e: any) => boolean, timeoutMs?: number): Promise<any>
+  next(pred?: (e: SimJson) => boolean, timeoutMs?: number): Promise<SimJson>
   /** Resolves when the server closed the stream. */
   closed: Promise<void>
   /** Ends the subscription the way herdr expects: by hanging up. */
@@ -93,7 +101,7 @@ export interface Sim {
   /** Raw reply of one request on its own connection. */
   call(method: string, params?: unknown, session?: string, opts?: { timeoutMs?: number }): Promise<Reply>
   /** `result` of a request; throws SimCallError on an error reply. */
-  request(method: string, params?: unknown, session?: string, opts?: { timeoutMs?: number }): Promise<any>
+  request(method: string, params?: unknown, session?: string, opts?: { timeoutMs?: number }): Promise<SimJson>
   subscribe(subscriptions: unknown[], session?: string, id?: string): Promise<Subscription>
   /** Closes one session's socket in place ("herdr went away"); `fresh` also kills its panes. */
   stopSession(session?: string, opts?: { fresh?: boolean }): Promise<void>
@@ -217,7 +225,7 @@ export async function startSim(opts: StartSimOptions): Promise<Sim> {
     return reply
   }
 
-  async function request(method: string, params: unknown = {}, session = 'default', o: { timeoutMs?: number } = {}): Promise<any> {
+  async function request(method: string, params: unknown = {}, session = 'default', o: { timeoutMs?: number } = {}): Promise<SimJson> {
     const reply = await call(method, params, session, o)
     if (reply.error) throw new SimCallError(reply.error.code, reply.error.message, reply)
     if (method === 'sim.pids') for (const p of reply.result.pids as number[]) knownPanePids.add(p)
@@ -226,7 +234,7 @@ export async function startSim(opts: StartSimOptions): Promise<Sim> {
 
   async function subscribe(subscriptions: unknown[], session = 'default', id = `sub-${++reqCounter}`): Promise<Subscription> {
     const sock = await connect(session)
-    const events: any[] = []
+    const events: SimJson[] = []
     const taken = new Set<number>()
     const waiters: Array<() => void> = []
     let ackResolve!: (r: Reply) => void

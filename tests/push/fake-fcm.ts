@@ -1,5 +1,7 @@
-import { createServer, Agent as HttpsAgent, type Server } from 'node:https'
-import { connect as tlsConnect } from 'node:tls'
+import { createServer, Agent as HttpsAgent, type RequestOptions, type Server } from 'node:https'
+import type { ServerResponse } from 'node:http'
+import type { Duplex } from 'node:stream'
+import { connect as tlsConnect, type ConnectionOptions } from 'node:tls'
 import { execFileSync } from 'node:child_process'
 import { generateKeyPairSync, createVerify } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -15,12 +17,23 @@ import type { AddressInfo } from 'node:net'
  * JWT for real; the FCM endpoint records every message and answers like FCM v1.
  */
 
+/** An FCM v1 message as the bridge sends it on the wire (snake_case, as Google's REST API takes it). */
+export interface FcmMessage {
+  token?: string
+  topic?: string
+  data: Record<string, string>
+  notification?: { title?: string; body?: string }
+  android: { priority?: string; ttl?: string; collapse_key?: string; notification?: { tag?: string; channel_id?: string } & Record<string, unknown> }
+  webpush?: Record<string, unknown>
+  apns?: Record<string, unknown>
+}
+
 export interface FcmRequest {
   project: string
   auth: string
   /** x-goog-user-project (sent for user credentials). */
   quotaProject?: string
-  body: { message: any; validate_only?: boolean }
+  body: { message: FcmMessage; validate_only?: boolean }
 }
 
 /** How the fake answers a given token; default 200. */
@@ -30,7 +43,7 @@ export interface FakeFcm {
   agent: HttpsAgent
   port: number
   requests: FcmRequest[]
-  tokenGrants: { assertion: Record<string, any> }[]
+  tokenGrants: { assertion: Record<string, unknown> }[]
   behave: Map<string, TokenBehaviour>
   /** Resolves once at least n FCM requests (any outcome) have arrived. */
   waitForRequests(n: number, timeoutMs?: number): Promise<FcmRequest[]>
@@ -87,7 +100,7 @@ export async function startFakeFcm(): Promise<FakeFcm> {
   const attempts = new Map<string, number>()
   const waiters = new Set<() => void>()
 
-  const reply = (res: any, status: number, body: unknown) => {
+  const reply = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' })
     res.end(JSON.stringify(body))
   }
@@ -142,8 +155,12 @@ export async function startFakeFcm(): Promise<FakeFcm> {
 
   // Every connection goes to the fake whatever the host; SNI and certificate checks stay on.
   class LocalAgent extends HttpsAgent {
-    createConnection(options: any, cb?: any) {
-      return tlsConnect({ ...options, host: '127.0.0.1', port, servername: options.servername ?? options.host, ca: cert }, cb)
+    createConnection(options: RequestOptions, cb?: (err: Error | null, stream: Duplex) => void) {
+      // https.Agent hands its TLS options here; the callback goes in as the secure-connect listener.
+      return tlsConnect(
+        { ...(options as ConnectionOptions), host: '127.0.0.1', port, servername: (options.servername ?? options.host) as string | undefined, ca: cert },
+        cb as (() => void) | undefined,
+      )
     }
   }
   const agent = new LocalAgent({ keepAlive: false })

@@ -102,7 +102,7 @@ describe('push from real agent transitions', { timeout: 120_000 }, () => {
       body: 'Needs you',
     })
     expect(app.data).toEqual({ ...os.data, render: 'app' })
-    expect(os.android.notification.tag).toBe(`${sid}/${fresh}`)
+    expect(os.android.notification!.tag).toBe(`${sid}/${fresh}`)
   })
 
   it('dismisses when the pane leaves the notified state', async () => {

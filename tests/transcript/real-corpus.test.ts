@@ -15,7 +15,7 @@ import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startStack, type Stack } from '../harness/stack.ts'
 import { reportBusyAgent } from '../harness/busy-agent.ts'
-import { connect } from './ws-client.ts'
+import { connect, type Frame } from './ws-client.ts'
 import { encodeCwd } from '../../plugins/kind-claude/transcript/locate.ts'
 import { countClaudeLine, normalizeClaudeLine } from '../../plugins/kind-claude/transcript/normalize.ts'
 import { countCodexLine, normalizeCodexLine } from '../../plugins/kind-codex/transcript/normalize.ts'
@@ -24,7 +24,7 @@ import { piSessionsDir } from '../../plugins/kind-pi/reader.ts'
 import { OpencodeSession, type SessionRecords } from '../../plugins/kind-opencode/transcript/store.ts'
 import { sqliteRecords } from '../../plugins/kind-opencode/transcript/sqlite.ts'
 import { HAS_SQLITE } from '../kinds/opencode-fixture.ts'
-import type { RawEntry } from '../../lib/transcript/entry.ts'
+import type { Entry, RawEntry, RosterRow } from '../../lib/transcript/entry.ts'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'real')
 
@@ -139,9 +139,13 @@ interface Reading {
   errors: string[]
 }
 
-const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const textsOf = (content: unknown): string[] =>
-  typeof content === 'string' ? [content] : Array.isArray(content) ? content.filter((b) => isObj(b) && b.type === 'text' && typeof b.text === 'string').map((b) => b.text) : []
+  typeof content === 'string'
+    ? [content]
+    : Array.isArray(content)
+      ? content.filter((b): b is { type: 'text'; text: string } => isObj(b) && b.type === 'text' && typeof b.text === 'string').map((b) => b.text)
+      : []
 
 function readClaude(file: string[]): Reading {
   const r: Reading = { prompts: [], replies: [], calls: [], results: new Map(), compactions: 0, userRuns: [], errors: [] }
@@ -151,10 +155,10 @@ function readClaude(file: string[]): Reading {
     else if (o.type === 'user' && isObj(o.message)) {
       if (!o.isMeta) r.prompts.push(...textsOf(o.message.content).filter((t) => t.trim()))
       for (const b of Array.isArray(o.message.content) ? o.message.content : [])
-        if (isObj(b) && b.type === 'tool_result') r.results.set(b.tool_use_id, b.is_error === true || o.toolUseResult?.interrupted === true)
+        if (isObj(b) && b.type === 'tool_result') r.results.set(b.tool_use_id as string, b.is_error === true || o.toolUseResult?.interrupted === true)
     } else if (o.type === 'assistant' && isObj(o.message)) {
       r.replies.push(...textsOf(o.message.content).filter((t) => t.trim()))
-      for (const b of Array.isArray(o.message.content) ? o.message.content : []) if (isObj(b) && b.type === 'tool_use') r.calls.push(b.id)
+      for (const b of Array.isArray(o.message.content) ? o.message.content : []) if (isObj(b) && b.type === 'tool_use') r.calls.push(b.id as string)
     }
   }
   return r
@@ -173,6 +177,9 @@ function codexFailed(out: unknown): boolean {
   }
 }
 
+/** A content item of a codex message (input_text, output_text, …). */
+type CodexContent = { type?: string; text?: string }
+
 function readCodex(file: string[]): Reading {
   const r: Reading = { prompts: [], replies: [], calls: [], results: new Map(), compactions: 0, userRuns: [], errors: [] }
   for (const l of file) {
@@ -184,8 +191,13 @@ function readCodex(file: string[]): Reading {
     // instructions in tags, AGENTS.md). (event_msg user_message is no help: redacted files redact
     // it apart, and excerpts keep only it.)
     if (p.type === 'message' && p.role === 'user')
-      r.prompts.push(...(p.content ?? []).filter((c: any) => c?.type === 'input_text' && c.text?.trim() && !/^\s*(<|# AGENTS\.md)/.test(c.text)).map((c: any) => c.text))
-    if (p.type === 'message' && p.role === 'assistant') r.replies.push(...(p.content ?? []).filter((c: any) => c?.type === 'output_text' && c.text?.trim()).map((c: any) => c.text))
+      r.prompts.push(
+        ...(p.content ?? [])
+          .filter((c: CodexContent | null) => c?.type === 'input_text' && c.text?.trim() && !/^\s*(<|# AGENTS\.md)/.test(c.text))
+          .map((c: CodexContent) => c.text),
+      )
+    if (p.type === 'message' && p.role === 'assistant')
+      r.replies.push(...(p.content ?? []).filter((c: CodexContent | null) => c?.type === 'output_text' && c.text?.trim()).map((c: CodexContent) => c.text))
     if (p.type === 'function_call' || p.type === 'custom_tool_call') r.calls.push(p.call_id)
     if (p.type === 'function_call_output' || p.type === 'custom_tool_call_output') r.results.set(p.call_id, codexFailed(p.output))
   }
@@ -204,7 +216,7 @@ function readPi(file: string[]): Reading {
       r.replies.push(...textsOf(m.content).filter((t) => t.trim()))
       // A reply that ended in an error or an abort says so.
       if (typeof m.errorMessage === 'string' && m.errorMessage.trim()) r.errors.push(m.errorMessage)
-      for (const b of Array.isArray(m.content) ? m.content : []) if (isObj(b) && b.type === 'toolCall') r.calls.push(b.id)
+      for (const b of Array.isArray(m.content) ? m.content : []) if (isObj(b) && b.type === 'toolCall') r.calls.push(b.id as string)
     }
     if (m.role === 'toolResult') r.results.set(m.toolCallId, m.isError === true)
     if (m.role === 'bashExecution') r.userRuns.push(m.cancelled === true || m.exitCode !== 0)
@@ -366,18 +378,18 @@ describe('real files through /agent-transcript', () => {
   }
 
   /** Every entry of a stream, newest page then older pages, with the socket still open at the end. */
-  async function streamAll(query: string): Promise<{ hello: any; entries: any[] }> {
+  async function streamAll(query: string): Promise<{ hello: Frame; entries: Entry[] }> {
     const c = await connect(`${stack.bridge.wsUrl}/agent-transcript?${query}&token=${stack.bridge.adminToken}`)
     const hello = await c.next()
     expect(hello.type).toBe('hello')
-    const got: any[] = []
+    const got: Entry[] = []
     for (let i = 0; i < hello.backlog_count; i++) got.push((await c.next()).entry)
     expect(await c.next()).toMatchObject({ type: 'backlog_complete', count: hello.backlog_count })
     let oldest = hello.oldest_loaded_seq
     let older = hello.has_older
     while (older) {
       c.send({ type: 'load_older', before_seq: oldest, limit: 500 })
-      const page: any[] = []
+      const page: Entry[] = []
       for (;;) {
         const f = await c.next()
         if (f.type === 'page_complete') {
@@ -405,7 +417,7 @@ describe('real files through /agent-transcript', () => {
       check(reading(s.kind, file), entries)
       if (s.subagents.length) {
         // Real 2.1.x subagent folders hold no .meta.json: every transcript is listed and streams.
-        expect((hello.subagents as any[]).map((r) => r.agent_id).sort()).toEqual(s.subagents.map((n) => n.slice(6, -6)).sort())
+        expect((hello.subagents as RosterRow[]).map((r) => r.agent_id).sort()).toEqual(s.subagents.map((n) => n.slice(6, -6)).sort())
         for (const sub of s.subagents) {
           const id = sub.slice(6, -6)
           const child = await streamAll(`pane=${encodeURIComponent(p)}&subagent=${id}`)
@@ -438,7 +450,7 @@ describe('real files through /agent-transcript', () => {
   it('a subagent without metadata is labelled from the spawning call in the parent', async () => {
     const p = await pane('claude', '4d5611e5-241a-462a-8d15-5122611a9569')
     const { hello } = await streamAll(`pane=${encodeURIComponent(p)}`)
-    expect((hello.subagents as any[]).find((r) => r.agent_id === 'a2898e3')).toMatchObject({
+    expect((hello.subagents as RosterRow[]).find((r) => r.agent_id === 'a2898e3')).toMatchObject({
       tool_use_id: 'toolu_017pLRuPHYTX5t99EnLyV53m',
       agent_type: 'Explore',
       description: 'Explore transcript rendering codebase',

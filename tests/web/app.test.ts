@@ -11,6 +11,7 @@ import type { Stack } from '../harness/stack.ts'
 import { launch, type Browser } from './browser.ts'
 import { until } from '../harness/wait.ts'
 import { startWebStack, type WebStack } from './rig.ts'
+import type { GetResponses } from '../../plugins/web/app/src/lib/api-types.ts'
 
 let web: WebStack
 let stack: Stack
@@ -145,8 +146,8 @@ describe('web client', () => {
   })
 
   it('lists the agents in the bridge order, blocked first, with badges, branch and workspace', async () => {
-    const snap = (await (await stack.bridge.request('/snapshot')).json()).result.snapshot
-    const expected = [...snap.agents].sort((a: any, b: any) => a.attention_rank - b.attention_rank || a.recency_rank - b.recency_rank).map((a: any) => a.pane_id)
+    const snap = ((await (await stack.bridge.request('/snapshot')).json()) as GetResponses['/snapshot']).result.snapshot
+    const expected = [...snap.agents].sort((a, b) => a.attention_rank - b.attention_rank || a.recency_rank - b.recency_rank).map((a) => a.pane_id)
     expect(expected).toHaveLength(2)
     expect(expected[0]).toBe(blockedPane)
     const rows = page.locator('.agent-row')
@@ -173,8 +174,8 @@ describe('web client', () => {
     await screenHas(blockedPane, 'All tests pass.')
     expect(await screen(blockedPane)).not.toContain('Do you want to proceed?')
     const after = await until(async () => {
-      const snap = (await (await stack.bridge.request('/snapshot')).json()).result.snapshot
-      const st = snap.agents.find((a: any) => a.pane_id === blockedPane)?.agent_status
+      const snap = ((await (await stack.bridge.request('/snapshot')).json()) as GetResponses['/snapshot']).result.snapshot
+      const st = snap.agents.find((a) => a.pane_id === blockedPane)?.agent_status
       return st === 'idle' || st === 'done' ? (st as string) : undefined
     }, 'the agent to finish its turn')
     await page.locator(`.agent-head .badge-${after}`).waitFor()
@@ -257,9 +258,9 @@ describe('web client', () => {
   })
 
   it('shows a plain shell pane opened by URL as a terminal only, without the agent tabs', async () => {
-    const snap = (await (await stack.bridge.request('/snapshot')).json()).result.snapshot
-    expect(snap.agents.some((a: any) => a.pane_id === shellPane)).toBe(false)
-    expect(snap.panes.find((p: any) => p.pane_id === shellPane)?.agent).toBeUndefined()
+    const snap = ((await (await stack.bridge.request('/snapshot')).json()) as GetResponses['/snapshot']).result.snapshot
+    expect(snap.agents.some((a) => a.pane_id === shellPane)).toBe(false)
+    expect(snap.panes.find((p) => p.pane_id === shellPane)?.agent).toBeUndefined()
     // From the inbox, so nothing of the previous terminal view is still on the page.
     await page.goto(`${stack.bridge.url}/#/`)
     await page.locator('.agent-row').first().waitFor()

@@ -85,7 +85,7 @@ describe('bridge pair → the web app', () => {
         const page = b.page
         // A camera and a detector that sees `seen` in its first frame.
         await page.addInitScript((raw: string) => {
-          ;(globalThis as any).BarcodeDetector = class {
+          ;(globalThis as { BarcodeDetector?: unknown }).BarcodeDetector = class {
             async detect() {
               return [{ rawValue: raw }]
             }
@@ -97,7 +97,7 @@ describe('bridge pair → the web app', () => {
                 const g = canvas.getContext('2d')!
                 // A moving picture, so the video element has frames to play.
                 setInterval(() => g.fillRect(Math.random() * 100, 0, 10, 10), 50)
-                return (canvas as any).captureStream(20)
+                return canvas.captureStream(20)
               },
             },
           })

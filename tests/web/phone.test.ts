@@ -15,6 +15,7 @@ import { until } from '../harness/wait.ts'
 import { launch, type Browser } from './browser.ts'
 import { startWebStack, type WebStack } from './rig.ts'
 import { PNG } from '../attachments/samples.ts'
+import type { PostBodies } from '../../plugins/web/app/src/lib/api-types.ts'
 
 let web: WebStack
 let stack: Stack
@@ -33,7 +34,7 @@ function sentToAgent(start: string): string | undefined {
       for (const line of readFileSync(join(root, dir, f), 'utf8').split('\n')) {
         if (!line.includes(start)) continue
         const content = JSON.parse(line)?.message?.content
-        const text = typeof content === 'string' ? content : content?.find?.((c: any) => c.type === 'text')?.text
+        const text = typeof content === 'string' ? content : content?.find?.((c: { type?: string; text?: string }) => c.type === 'text')?.text
         if (typeof text === 'string' && text.startsWith(start)) return text
       }
   return undefined
@@ -74,7 +75,7 @@ afterAll(async () => {
 describe('options answer only their own question', () => {
   it('posts /approve with option and seq, asks once more for a risky option, and shows the outcome', async () => {
     const pane = await agent({ start: 'permission', default_reply: 'Finished.', work_ms: 300, permission: { name: 'Bash', input: { command: 'rm -rf build' } } }, 'risky')
-    const approvals: any[] = []
+    const approvals: PostBodies['/approve'][] = []
     page.on('request', (r) => void (r.url().endsWith('/approve') && approvals.push(r.postDataJSON())))
     await open(page, pane)
     const risky = page.locator('button.option[data-risky="true"]')
@@ -172,7 +173,7 @@ describe('options answer only their own question', () => {
 describe('the composer', () => {
   it('sends with the question seq while one is shown, and shows the send as accepted', async () => {
     const pane = await agent({ start: 'permission', default_reply: 'Finished.', work_ms: 300 }, 'guarded')
-    const sends: any[] = []
+    const sends: PostBodies['/send'][] = []
     page.on('request', (r) => void (r.url().endsWith('/send') && sends.push(r.postDataJSON())))
     await open(page, pane)
     await page.locator('button.option[data-default="true"]:not([disabled])').waitFor()

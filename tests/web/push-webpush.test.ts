@@ -88,7 +88,12 @@ async function mirrorBridges(list: { server_id: string; url: string; bearer: str
  */
 async function click(action: string) {
   await pushWorker().evaluate(async (action) => {
-    const g = globalThis as any
+    // The service worker's globals (ServiceWorkerGlobalScope), which the DOM lib does not declare.
+    const g = globalThis as unknown as {
+      registration: ServiceWorkerRegistration
+      NotificationEvent: new (type: string, init: { notification: Notification; action: string }) => Event
+      dispatchEvent(event: Event): boolean
+    }
     const [notification] = await g.registration.getNotifications()
     const event = new g.NotificationEvent('notificationclick', { notification, action })
     const pending: Promise<unknown>[] = []
@@ -102,7 +107,13 @@ async function read(p: Page) {
   return p.evaluate(async () => {
     const reg = await navigator.serviceWorker.getRegistration('/')
     const list = (await reg?.getNotifications()) ?? []
-    return list.map((n) => ({ title: n.title, body: n.body, tag: n.tag, data: n.data, actions: (n as any).actions?.map((a: any) => ({ action: a.action, title: a.title })) ?? [] }))
+    return list.map((n) => ({
+      title: n.title,
+      body: n.body,
+      tag: n.tag,
+      data: n.data,
+      actions: (n as Notification & { actions?: { action: string; title: string }[] }).actions?.map((a) => ({ action: a.action, title: a.title })) ?? [],
+    }))
   })
 }
 
@@ -157,8 +168,8 @@ describe('web push without Firebase', () => {
 
     const cdp: CDPSession = await browser.context.newCDPSession(page)
     const registration = new Promise<string>((resolve) =>
-      cdp.on('ServiceWorker.workerRegistrationUpdated', (e: any) => {
-        const r = e.registrations.find((x: any) => !x.isDeleted && x.scopeURL === bridge.url + '/')
+      cdp.on('ServiceWorker.workerRegistrationUpdated', (e) => {
+        const r = e.registrations.find((x) => !x.isDeleted && x.scopeURL === bridge.url + '/')
         if (r) resolve(r.registrationId)
       }),
     )

@@ -128,7 +128,8 @@ export const eventMethods: MethodTable = {
     const { s } = ctx
     const immediate: unknown[] = []
     const entries: Entry[] = []
-    const subs = p.subscriptions as Array<Record<string, any>>
+    // Schema-checked: the per-pane types (the only ones whose pane_id is read) carry one.
+    const subs = p.subscriptions as Array<{ type: string; pane_id: string; agent_status?: string | null }>
     subs.forEach((sub, i) => {
       if (!PER_PANE_TYPES.has(sub.type)) {
         entries.push(lifecycleEntry(s, sub.type))
