@@ -16,13 +16,15 @@ import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import { until } from '../harness/wait.ts'
 import { ensureBuilt, launch, type Browser } from './browser.ts'
 import { paneHas, shoot as shootAt, shotsDir } from './rig.ts'
+import type { GetResponses } from '../../plugins/web/app/src/lib/api-types.ts'
+import type { PaneProcessInfoProcess, WorkspaceInfo } from '../../lib/herdr/api.ts'
 
 let home: string
 let sim: Awaited<ReturnType<typeof startSim>>
 let bridge: TestBridge
 // The bridge's webhook channel posts here: what a test push sent.
 let hookServer: Server
-const hooks: any[] = []
+const hooks: Record<string, unknown>[] = []
 let browser: Browser
 let page: Page
 let repo: string
@@ -33,7 +35,7 @@ const shots = shotsDir()
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.invalid', '-c', 'user.name=t', ...args], { cwd, encoding: 'utf8' }).trim()
 const screenHas = (pane: string, needle: string) => paneHas(sim, pane, needle, 60_000)
-const snapshot = async () => (await (await bridge.request('/snapshot')).json()).result.snapshot
+const snapshot = async () => ((await (await bridge.request('/snapshot')).json()) as GetResponses['/snapshot']).result.snapshot
 const go = async (hash: string) => {
   await page.goto(`${bridge.url}/${hash}`)
 }
@@ -150,7 +152,9 @@ describe('running agents from the phone', () => {
     const agent = (await sim.request('agent.get', { target: worktreePane })).agent
     expect([agent.agent, agent.cwd]).toEqual(['claude', worktreePath])
     // What herdr launched in the pane: claude with the options as its arguments.
-    const launched = (await sim.request('pane.process_info', { pane_id: worktreePane })).process_info.foreground_processes.find((p: any) => p.argv?.includes('--kind'))
+    const launched = (await sim.request('pane.process_info', { pane_id: worktreePane })).process_info.foreground_processes.find((p: PaneProcessInfoProcess) =>
+      p.argv?.includes('--kind'),
+    )
     expect(launched.argv.slice(launched.argv.indexOf('--kind'))).toEqual(['--kind', 'claude', '--model', 'sonnet', '--permission-mode', 'plan'])
     await screenHas(worktreePane, 'Add tests')
     await page.getByRole('link', { name: 'Open claude' }).click()
@@ -193,7 +197,7 @@ describe('running agents from the phone', () => {
     await page.locator('.toast', { hasText: 'Deleted branch feat-tests (1 unmerged commit dropped)' }).waitFor({ state: 'attached' })
     expect(git(repo, 'branch', '--list', 'feat-tests')).toBe('')
     expect(git(repo, 'worktree', 'list')).not.toContain(worktreePath)
-    await until(async () => !(await snapshot()).panes.some((p: any) => p.pane_id === worktreePane), 'the worktree space gone from herdr')
+    await until(async () => !(await snapshot()).panes.some((p) => p.pane_id === worktreePane), 'the worktree space gone from herdr')
   })
 
   it('stops an agent after asking, starts one again in the idle shell, and restarts it', async () => {
@@ -205,7 +209,7 @@ describe('running agents from the phone', () => {
     await page.locator('.confirm').getByRole('button', { name: 'Stop' }).click()
     // The agent leaves, and its actions with it: the outcome is the toast's.
     await page.locator('.toast', { hasText: `Stopped claude in ${pane}` }).waitFor({ timeout: 100_000 })
-    await until(async () => !(await snapshot()).agents.some((a: any) => a.pane_id === pane), 'the agent gone from the snapshot')
+    await until(async () => !(await snapshot()).agents.some((a) => a.pane_id === pane), 'the agent gone from the snapshot')
     // The pane stays, as a plain shell that offers to start an agent.
     await page.getByRole('link', { name: 'Start agent here' }).click()
     expect(await page.getByLabel('Shell pane', { exact: true }).inputValue()).toBe(pane)
@@ -222,7 +226,7 @@ describe('running agents from the phone', () => {
   })
 
   it('opens and closes tabs and panes in a space', async () => {
-    const tabsOf = async () => (await snapshot()).tabs.filter((t: any) => t.workspace_id === 'w1').map((t: any) => t.tab_id)
+    const tabsOf = async () => (await snapshot()).tabs.filter((t) => t.workspace_id === 'w1').map((t) => t.tab_id as string)
     const before = await tabsOf()
     await go('#/spaces')
     const space = page.locator('section.space[data-space="w1"]')
@@ -230,7 +234,7 @@ describe('running agents from the phone', () => {
     const opened = await until(async () => (await tabsOf()).find((t: string) => !before.includes(t)), 'a new tab in herdr')
     const tab = space.locator(`.tabbox[data-tab="${opened}"]`)
     await tab.getByRole('button', { name: 'New pane' }).click()
-    const panesIn = async () => (await snapshot()).panes.filter((p: any) => p.tab_id === opened).map((p: any) => p.pane_id)
+    const panesIn = async () => (await snapshot()).panes.filter((p) => p.tab_id === opened).map((p) => p.pane_id as string)
     await until(async () => (await panesIn()).length === 2, 'a second pane in the new tab')
     const second = (await panesIn())[1]
     await tab.locator(`.pane-row[data-pane="${second}"]`).getByRole('button', { name: 'Close' }).click()
@@ -242,20 +246,21 @@ describe('running agents from the phone', () => {
   })
 
   it('opens a space and a worktree, deletes a merged branch after one confirmation, and closes a space', async () => {
-    const spaces = async () => (await snapshot()).workspaces as any[]
+    // The snapshot's spaces are herdr's, each with the session it came from.
+    const spaces = async () => (await snapshot()).workspaces as (WorkspaceInfo & { session: string })[]
     const before = (await spaces()).map((w) => w.workspace_id)
     await go('#/spaces')
     await page.locator('.view-head').getByRole('button', { name: 'New space' }).click()
     const opened = await until(async () => (await spaces()).find((w) => !before.includes(w.workspace_id))?.workspace_id as string | undefined, 'a new space in herdr')
     // A worktree from the repository's space: a new branch with nothing of its own, so merged.
-    const repoSpace = (await spaces()).find((w) => w.label === 'repo').workspace_id
+    const repoSpace = (await spaces()).find((w) => w.label === 'repo')!.workspace_id
     const branchesBefore = git(repo, 'branch', '--list')
     await page.locator(`section.space[data-space="${repoSpace}"]`).getByRole('button', { name: 'New worktree' }).click()
     const made = await until(
       async () => (await spaces()).find((w) => !before.includes(w.workspace_id) && w.workspace_id !== opened && w.worktree?.is_linked_worktree),
       'a worktree space in herdr',
     )
-    const branch = git(made.worktree.checkout_path, 'rev-parse', '--abbrev-ref', 'HEAD')
+    const branch = git(made.worktree!.checkout_path, 'rev-parse', '--abbrev-ref', 'HEAD')
     expect(branchesBefore).not.toContain(branch)
     expect(git(repo, 'branch', '--list', branch)).toContain(branch)
     const wtSpace = page.locator(`section.space[data-space="${made.workspace_id}"]`)
@@ -266,7 +271,7 @@ describe('running agents from the phone', () => {
     await wtSpace.locator('.confirm').getByRole('button', { name: 'Remove worktree and delete branch' }).click()
     await page.locator('.toast', { hasText: `Deleted branch ${branch} (merged into main)` }).waitFor({ state: 'attached' })
     expect(git(repo, 'branch', '--list', branch)).toBe('')
-    expect(git(repo, 'worktree', 'list')).not.toContain(made.worktree.checkout_path)
+    expect(git(repo, 'worktree', 'list')).not.toContain(made.worktree!.checkout_path)
     // Close space: every tab of it, after one confirmation.
     const space = page.locator(`section.space[data-space="${opened}"]`)
     await space.getByRole('button', { name: 'Close space' }).click()
@@ -282,9 +287,9 @@ describe('running agents from the phone', () => {
     await page.getByRole('button', { name: 'Restart', exact: true }).waitFor()
     await page.getByRole('button', { name: 'Close pane', exact: true }).click()
     expect(await page.locator('.confirm-text').textContent()).toBe('Close this pane and the claude agent in it?')
-    expect((await snapshot()).panes.some((p: any) => p.pane_id === pane)).toBe(true)
+    expect((await snapshot()).panes.some((p) => p.pane_id === pane)).toBe(true)
     await page.locator('.confirm').getByRole('button', { name: 'Close pane' }).click()
-    await until(async () => !(await snapshot()).panes.some((p: any) => p.pane_id === pane), 'the pane closed in herdr')
+    await until(async () => !(await snapshot()).panes.some((p) => p.pane_id === pane), 'the pane closed in herdr')
     await until(async () => new URL(page.url()).hash === '#/', 'back at the inbox')
   })
 
@@ -302,7 +307,7 @@ describe('running agents from the phone', () => {
     const web = join(repo, 'packages', 'web')
     mkdirSync(web, { recursive: true })
     mkdirSync(join(repo, 'packages', 'api'))
-    const spacesBefore = (await snapshot()).workspaces.map((w: any) => w.workspace_id)
+    const spacesBefore = (await snapshot()).workspaces.map((w) => w.workspace_id)
     await go('#/start')
     await page.getByLabel('Agent kind').selectOption('claude')
     await page.getByLabel('A folder on the host (a new space)').check()
@@ -326,8 +331,8 @@ describe('running agents from the phone', () => {
     const pane = /in (\S+?)(,|$)/.exec((await result.textContent())!)![1]
     // herdr opened a space in that folder, and claude runs there.
     expect((await sim.request('agent.get', { target: pane })).agent).toMatchObject({ agent: 'claude', cwd: web })
-    const opened = (await snapshot()).workspaces.filter((w: any) => !spacesBefore.includes(w.workspace_id))
-    expect(opened.map((w: any) => w.workspace_id)).toEqual([(await sim.request('pane.get', { pane_id: pane })).pane.workspace_id])
+    const opened = (await snapshot()).workspaces.filter((w) => !spacesBefore.includes(w.workspace_id))
+    expect(opened.map((w) => w.workspace_id)).toEqual([(await sim.request('pane.get', { pane_id: pane })).pane.workspace_id])
   })
 
   it('shows the timeline, usage, an agent’s activity and its command palette', async () => {
@@ -343,17 +348,17 @@ describe('running agents from the phone', () => {
     await until(async () => (await page.locator('section.usage').count()) === kinds.length, 'one section per kind')
     expect(await page.locator('section.usage').evaluateAll((els) => els.map((e) => e.getAttribute('data-kind')))).toEqual(kinds)
     await shoot('usage')
-    const pane = (await snapshot()).agents.find((a: any) => a.agent === 'claude').pane_id
+    const pane = (await snapshot()).agents.find((a) => a.agent === 'claude')!.pane_id
     await go(`#/agent/b1/${encodeURIComponent(pane)}/activity`)
     await page.getByRole('list', { name: 'Timeline' }).or(page.getByText('No status changes recorded yet.')).first().waitFor()
     await shoot('activity')
-    const cmds = (await (await bridge.request(`/commands?pane=${encodeURIComponent(pane)}`)).json()).commands
+    const cmds = ((await (await bridge.request(`/commands?pane=${encodeURIComponent(pane)}`)).json()) as GetResponses['/commands']).commands
     await go(`#/agent/b1/${encodeURIComponent(pane)}/commands`)
     await page.locator('.command').first().waitFor()
     expect(await page.locator('.command').count()).toBe(cmds.length)
     await shoot('commands')
-    const plain = cmds.find((c: any) => !c.argument_hint)
-    const name = plain.name.replace(/^\//, '')
+    const plain = cmds.find((c) => !c.argument_hint)
+    const name = plain!.name.replace(/^\//, '')
     await page.locator(`.command[data-command="${name}"]`).getByRole('button', { name: 'Run' }).click()
     await page.locator(`.command[data-command="${name}"] .result.ok`).waitFor()
     await screenHas(pane, `/${name}`)
@@ -372,7 +377,7 @@ describe('running agents from the phone', () => {
     const devPane = (await opened.json()).pane_id as string
     // Listed once the scan finds it, and tied to its pane once it sees the process tree.
     const listed = await until(
-      async () => ((await (await bridge.request('/ports')).json()).ports as any[]).find((p) => p.port === port && p.pane === devPane),
+      async () => ((await (await bridge.request('/ports')).json()) as GetResponses['/ports']).ports.find((p) => p.port === port && p.pane === devPane),
       `port ${port} in /ports, from ${devPane}`,
       60_000,
     )
@@ -385,7 +390,7 @@ describe('running agents from the phone', () => {
     expect(await (await fetch(href)).text()).toBe('dev server up')
     await shoot('timeline')
     await bridge.request('/pane/close', { method: 'POST', token: owner.bearer, json: { pane_id: devPane } })
-    await until(async () => !((await (await bridge.request('/ports')).json()).ports as any[]).some((p) => p.port === port), `port ${port} gone from /ports`)
+    await until(async () => !((await (await bridge.request('/ports')).json()) as GetResponses['/ports']).ports.some((p) => p.port === port), `port ${port} gone from /ports`)
   })
 
   it('lets an owner rename and revoke devices and send a test push, and a viewer only watch', async () => {
@@ -397,8 +402,8 @@ describe('running agents from the phone', () => {
     await row.getByLabel('Name of viewer phone').fill('den tablet')
     await row.getByRole('button', { name: 'Rename' }).click()
     await row.locator('.result.ok', { hasText: 'Renamed to den tablet' }).waitFor()
-    const listed = (await (await bridge.request('/admin/devices')).json()).devices
-    expect(listed.find((d: any) => d.id === viewer.id).name).toBe('den tablet')
+    const listed = ((await (await bridge.request('/admin/devices')).json()) as GetResponses['/admin/devices']).devices
+    expect(listed.find((d) => d.id === viewer.id)!.name).toBe('den tablet')
     // A test push goes through every channel: here the webhook the bridge was given.
     const testPush = page.getByRole('region', { name: 'Test push' })
     await testPush.getByRole('button', { name: 'Send test push' }).click()
@@ -412,7 +417,7 @@ describe('running agents from the phone', () => {
     await gone.locator('.confirm').getByRole('button', { name: 'Revoke' }).click()
     await until(async () => (await bridge.request('/info', { token: other.bearer })).status === 401, 'the revoked bearer refused')
     // The viewer sees the agents, and the bridge refuses its writes.
-    const pane = (await snapshot()).agents.find((a: any) => a.agent === 'claude').pane_id
+    const pane = (await snapshot()).agents.find((a) => a.agent === 'claude')!.pane_id
     await useDevice(viewer.bearer, '#/devices')
     expect(await page.locator('.me .role').textContent()).toBe('viewer')
     await until(async () => (await page.getByRole('button', { name: 'Send test push' }).count()) === 0, 'no test push for a viewer')
@@ -428,7 +433,7 @@ describe('running agents from the phone', () => {
   })
 
   it('mutes an agent for an hour from the alert settings, and unmutes it', async () => {
-    const pane = (await snapshot()).agents.find((a: any) => a.agent === 'claude').pane_id
+    const pane = (await snapshot()).agents.find((a) => a.agent === 'claude')!.pane_id
     await go('#/alerts')
     const row = page.locator(`.mute-row[data-pane="${pane}"]`)
     await row.getByRole('button', { name: 'Mute 1 h' }).click()
@@ -449,7 +454,7 @@ describe('running agents from the phone', () => {
   })
 
   it("offers one Mute control in the agent's view: 8 h from its menu, then Unmute", async () => {
-    const pane = (await snapshot()).agents.find((a: any) => a.agent === 'claude').pane_id
+    const pane = (await snapshot()).agents.find((a) => a.agent === 'claude')!.pane_id
     await go(`#/agent/b1/${encodeURIComponent(pane)}/card`)
     const menu = page.locator('.agent-view .mute-menu')
     await menu.waitFor()
@@ -480,22 +485,22 @@ describe('running agents from the phone', () => {
     const expected = async () => {
       const snap = await snapshot()
       const seen = (await (await bridge.request('/seen')).json()).seen
-      return snap.agents.filter((a: any) => a.agent_status === 'blocked' || (a.agent_status === 'done' && (seen[a.pane_id]?.seq ?? -1) < a.state_change_seq)).length
+      return snap.agents.filter((a) => a.agent_status === 'blocked' || (a.agent_status === 'done' && (seen[a.pane_id]?.seq ?? -1) < a.state_change_seq!)).length
     }
     await until(async () => (await page.title()) === `(${await expected()}) herdr` && (await expected()) >= 2, 'the count in the title')
     // The walk visits every blocked agent, longest waiting first (the oldest last activity).
-    await until(async () => (await snapshot()).agents.filter((a: any) => [first, second].includes(a.pane_id) && a.agent_status === 'blocked').length === 2, 'both blocked')
+    await until(async () => (await snapshot()).agents.filter((a) => [first, second].includes(a.pane_id) && a.agent_status === 'blocked').length === 2, 'both blocked')
     const order = (await snapshot()).agents
-      .filter((a: any) => a.agent_status === 'blocked')
-      .sort((a: any, b: any) => a.last_activity_ts - b.last_activity_ts)
-      .map((a: any) => a.pane_id)
+      .filter((a) => a.agent_status === 'blocked')
+      .sort((a, b) => a.last_activity_ts! - b.last_activity_ts!)
+      .map((a) => a.pane_id)
     expect(order).toEqual(expect.arrayContaining([first, second]))
     expect(order.indexOf(first)).toBeLessThan(order.indexOf(second))
     await go('#/next')
     for (const [i, pane] of order.entries()) {
       await page.locator(`.triage-bar[data-pane="${pane}"]`).waitFor()
       await tapDefault()
-      await until(async () => (await snapshot()).agents.find((a: any) => a.pane_id === pane)?.agent_status !== 'blocked', `${pane} answered`)
+      await until(async () => (await snapshot()).agents.find((a) => a.pane_id === pane)?.agent_status !== 'blocked', `${pane} answered`)
       if (i === 0) await shoot('next')
       await page
         .locator('.triage-bar')

@@ -7,6 +7,7 @@ import { startStack, type Stack } from '../harness/stack.ts'
 import { until } from '../harness/wait.ts'
 import { ensureBuilt, launch, type Browser } from './browser.ts'
 import { shoot as shootAt, shotsDir } from './rig.ts'
+import type { GetResponses } from '../../plugins/web/app/src/lib/api-types.ts'
 
 let stack: Stack
 let browser: Browser
@@ -17,7 +18,7 @@ let asked: string
 const shots = shotsDir()
 const shoot = (name: string) => shootAt(page, shots.dir, name)
 
-const snapshot = async () => (await (await stack.bridge.request('/snapshot')).json()).result.snapshot
+const snapshot = async () => ((await (await stack.bridge.request('/snapshot')).json()) as GetResponses['/snapshot']).result.snapshot
 const screen = async (pane: string) => (await stack.sim.request('pane.read', { pane_id: pane, source: 'visible', format: 'text' })).read.text as string
 
 async function pairAs(role: string, name: string): Promise<string> {
@@ -46,7 +47,7 @@ beforeAll(async () => {
       .pane.pane_id as string
   watched = await agent('watched')
   asked = await agent('asked')
-  await until(async () => (await snapshot()).agents.filter((a: any) => a.agent_status === 'blocked').length === 2, 'both agents blocked')
+  await until(async () => (await snapshot()).agents.filter((a) => a.agent_status === 'blocked').length === 2, 'both agents blocked')
   browser = await launch()
   page = browser.page
 })
@@ -87,7 +88,7 @@ describe('web app by role and bridge level', () => {
     await page.goto(`${stack.bridge.url}/${card(watched)}`)
     await page.locator('.options-read li').first().waitFor()
     // It watches: answered elsewhere, the card moves on under the viewer's eyes.
-    const seq = (await snapshot()).agents.find((a: any) => a.pane_id === watched).state_change_seq
+    const seq = (await snapshot()).agents.find((a) => a.pane_id === watched)!.state_change_seq
     const r = await (await stack.bridge.request('/approve', { method: 'POST', json: { agent: watched, seq } })).json()
     expect(r.applied).toBe(true)
     await until(async () => (await screen(watched)).includes('All tests pass.'), 'the agent to move on')
