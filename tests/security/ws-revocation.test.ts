@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import type { Socket } from 'node:net'
+import type { Peer } from 'crossws'
 import userConfig from '../../bridge.config.ts'
 import { defineBridgePlugin, defineBridgeWebSocket } from '../../core/plugin.ts'
 import { createDeviceSockets } from '../../core/device-sockets.ts'
@@ -137,14 +138,15 @@ describe('device socket registry', () => {
   test('a socket opening after its device is gone is not admitted', () => {
     const paired = new Set(['a'])
     const reg = createDeviceSockets((id) => paired.has(id))
-    const peer = { close: vi.fn() } as any
+    // The registry only ever calls close() on a peer.
+    const peer = { close: vi.fn() } as unknown as Peer
     paired.delete('a')
     expect(reg.admit('a', peer)).toBe(false)
   })
 
   test('closeDevice closes open sockets and marks upgrades in flight', () => {
     const reg = createDeviceSockets(() => true)
-    const peer = { close: vi.fn() } as any
+    const peer = { close: vi.fn() } as unknown as Peer
     expect(reg.admit('a', peer)).toBe(true)
     const t = reg.beginUpgrade('a')
     const other = reg.beginUpgrade('b')

@@ -6,13 +6,14 @@ import { describe, expect, it } from 'vitest'
 import { claudeProjectDir } from '../harness/fake-agents/transcript.ts'
 import { until } from '../harness/wait.ts'
 import { useSim } from './helpers.ts'
+import type { AgentInfo } from '../../lib/herdr/api.ts'
 
 const T = 30000
 
 describe('fake agents', () => {
   const { sim, home } = useSim()
 
-  const agent = async (target: string): Promise<any> => (await sim().request('agent.get', { target })).agent
+  const agent = async (target: string): Promise<AgentInfo> => (await sim().request('agent.get', { target })).agent
   const screen = async (pane: string): Promise<string> => (await sim().request('pane.read', { pane_id: pane, source: 'visible' })).read.text
 
   it(
@@ -186,7 +187,7 @@ describe('fake agents', () => {
       const prompted = await sim().request('agent.prompt', { target: 'reviewer', text: 'review please', wait: { until: ['idle', 'done'], timeout_ms: 15000 } }, 'default', {
         timeoutMs: 20000,
       })
-      expect(prompted.agent.state_change_seq).toBeGreaterThan(ready.state_change_seq)
+      expect(prompted.agent.state_change_seq).toBeGreaterThan(ready.state_change_seq!)
       const waited = await sim().request('agent.wait', { target: 'reviewer', until: ['idle', 'done'], timeout_ms: 5000 })
       expect(waited.agent.name).toBe('reviewer')
       const timedOut = await sim().call('agent.wait', { target: 'reviewer', until: ['blocked'], timeout_ms: 300 })

@@ -12,13 +12,14 @@ const T = 30000
 
 interface Streamed {
   proc: ChildProcess
-  lines: any[]
+  /** The CLI's JSON lines (`terminal.frame`, `terminal.closed`, …), parsed. */
+  lines: Record<string, unknown>[]
   exited: Promise<number | null>
 }
 
 function stream(args: string[], env: Record<string, string>): Streamed {
   const proc = spawn(HERDR_BIN, args, { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
-  const lines: any[] = []
+  const lines: Record<string, unknown>[] = []
   readline.createInterface({ input: proc.stdout! }).on('line', (l) => lines.push(JSON.parse(l)))
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)))
   return { proc, lines, exited }
@@ -27,7 +28,7 @@ function stream(args: string[], env: Record<string, string>): Streamed {
 const decoded = (s: Streamed): string =>
   s.lines
     .filter((l) => l.type === 'terminal.frame')
-    .map((l) => Buffer.from(l.bytes, 'base64').toString('utf8'))
+    .map((l) => Buffer.from(l.bytes as string, 'base64').toString('utf8'))
     .join('')
 
 describe('fake herdr CLI', () => {
@@ -80,7 +81,7 @@ describe('fake herdr CLI', () => {
         expect(first).toMatchObject({ type: 'terminal.frame', encoding: 'ansi', full: true, seq: 1, width: 100, height: 30 })
         await sim().request('pane.send_text', { pane_id: pane, text: 'echo observed-text\r' })
         await until(() => decoded(obs).includes('observed-text'), 'observed text in frames')
-        expect(obs.lines.at(-1).full).toBe(false)
+        expect(obs.lines.at(-1)!.full).toBe(false)
       } finally {
         obs.proc.kill()
       }

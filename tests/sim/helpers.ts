@@ -3,7 +3,7 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll } from 'vitest'
-import { startSim, type Sim, type StartSimOptions } from '../harness/sim.ts'
+import { startSim, type Sim, type SimJson, type StartSimOptions } from '../harness/sim.ts'
 
 /** Starts one simulator for the file (in a temp HOME) and stops it afterwards. */
 export function useSim(opts: Omit<StartSimOptions, 'home'> = {}): { sim: () => Sim; home: () => string } {
@@ -48,7 +48,8 @@ export function rawExchange(socketPath: string, payload: string | Buffer, opts: 
   })
 }
 
-export function lines(text: string): any[] {
+/** The JSON lines of a raw exchange: herdr replies and events, as the simulator's own calls return them. */
+export function lines(text: string): SimJson[] {
   return text
     .split('\n')
     .filter((l) => l.trim() !== '')

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import { until } from '../harness/wait.ts'
 import { useSim } from './helpers.ts'
+import type { PaneReadResult } from '../../lib/herdr/api.ts'
 
 const T = 30000
 
@@ -10,7 +11,8 @@ describe('pane I/O on real PTYs', () => {
   const { sim, home } = useSim()
   let pane = ''
 
-  const read = async (source = 'recent', extra: Record<string, unknown> = {}): Promise<any> => (await sim().request('pane.read', { pane_id: pane, source, ...extra })).read
+  const read = async (source = 'recent', extra: Record<string, unknown> = {}): Promise<PaneReadResult> =>
+    (await sim().request('pane.read', { pane_id: pane, source, ...extra })).read
 
   it(
     'pane.read returns the real shell output after send_text',

@@ -194,7 +194,7 @@ describe('topology', () => {
       // A marker closed after it: once the marker's event is in, anything the closes emitted is too.
       const marker = await sim().request('workspace.create', { focus: false })
       await sim().request('workspace.close', { workspace_id: marker.workspace.workspace_id })
-      const isMarker = (e: { event: string; data: any }) => e.event === 'workspace_closed' && e.data.workspace_id === marker.workspace.workspace_id
+      const isMarker = (e: { event: string; data: Record<string, unknown> }) => e.event === 'workspace_closed' && e.data.workspace_id === marker.workspace.workspace_id
       await sub.next(isMarker)
       const names = sub.events
         .slice(from)
