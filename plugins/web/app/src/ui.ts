@@ -16,6 +16,12 @@ export const onToasts = toasts.subscribe
 
 export const errText = (err: unknown): string => (err instanceof Error ? err.message : String(err))
 
+/** The value of the field an input/change event came from (an input, a select or a textarea). */
+export const fieldValue = (e: Event): string => (e.currentTarget as HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement).value
+
+/** The files picked in the file input a change event came from. */
+export const pickedFiles = (e: Event): FileList | null => (e.currentTarget as HTMLInputElement).files
+
 export function badge(status: string | undefined) {
   const s = status || 'unknown'
   return html`<span class=${`badge badge-${s}`}>${s}</span>`

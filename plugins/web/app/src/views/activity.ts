@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { html, badge, errText } from '../ui.ts'
-import type { Api } from '../lib/api.ts'
+import type { Api, GetResponses } from '../lib/api.ts'
+import { jsonObject } from '../lib/json.ts'
 import { relativeTime } from '../lib/inbox.ts'
 import { plainText } from '../lib/triage.ts'
 import { agentHref } from '../route.ts'
@@ -101,14 +102,20 @@ export function TimelineView({ api, bridgeKey }: { api: Api; bridgeKey: string }
   </main>`
 }
 
+/** One agent kind's entry in GET /usage: whether its quota is readable, and its windows (the object fields with a `utilization`). */
+type KindUsage = { available?: unknown; reason?: string; subscription_type?: string; [field: string]: unknown }
+type UsageWindow = { utilization: number; resets_at?: string | number }
+
+const usageWindows = (u: KindUsage): Array<[string, UsageWindow]> => Object.entries(u).filter((e): e is [string, UsageWindow] => typeof jsonObject(e[1])?.utilization === 'number')
+
 /** Quota per agent kind (GET /usage): each window's use and when it resets. */
 export function UsageView({ api }: { api: Api }) {
-  const [usage, setUsage] = useState<Record<string, any> | null>(null)
+  const [usage, setUsage] = useState<GetResponses['/usage'] | null>(null)
   const [error, setError] = useState('')
   useEffect(() => {
     api.get('/usage').then(setUsage, (err) => setError(errText(err)))
   }, [api])
-  const kinds = usage ? Object.entries(usage).filter(([k]) => k !== 'fetched_at') : []
+  const kinds = usage ? Object.entries(usage).flatMap(([k, u]): Array<[string, KindUsage]> => (k === 'fetched_at' ? [] : [[k, jsonObject(u) ?? {}]])) : []
   return html`<main class="pane view" aria-labelledby="usage-title">
     <h1 id="usage-title">Usage</h1>
     ${error && html`<p class="error" role="alert">${error}</p>`} ${!usage && !error && html`<p class="muted">Reading quotas…</p>`}
@@ -120,17 +127,15 @@ export function UsageView({ api }: { api: Api }) {
           ${!u.available && html`<p class="muted small">${u.reason || 'not available'}</p>`}
           ${
             u.available &&
-            Object.entries(u)
-              .filter(([, w]: [string, any]) => w && typeof w === 'object' && typeof w.utilization === 'number')
-              .map(
-                ([name, w]: [string, any]) =>
-                  html`<div class="meter-row">
-                    <span class="meter-name">${name.replace(/_/g, ' ')}</span>
-                    <meter min="0" max="100" value=${w.utilization} aria-label=${`${name} used`}></meter>
-                    <span>${Math.round(w.utilization)}%</span>
-                    ${w.resets_at && html`<span class="muted small">resets ${new Date(w.resets_at).toLocaleString()}</span>`}
-                  </div>`,
-              )
+            usageWindows(u).map(
+              ([name, w]) =>
+                html`<div class="meter-row">
+                  <span class="meter-name">${name.replace(/_/g, ' ')}</span>
+                  <meter min="0" max="100" value=${w.utilization} aria-label=${`${name} used`}></meter>
+                  <span>${Math.round(w.utilization)}%</span>
+                  ${w.resets_at && html`<span class="muted small">resets ${new Date(w.resets_at).toLocaleString()}</span>`}
+                </div>`,
+            )
           }
         </section>`,
     )}

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import { html, badge, toast, errText } from '../ui.ts'
-import type { Api } from '../lib/api.ts'
+import type { Api, GetResponses } from '../lib/api.ts'
 import type { Agent } from '../lib/inbox.ts'
 import { agentTitle } from '../lib/inbox.ts'
 import { detailWithoutHeadline, plainText } from '../lib/triage.ts'
@@ -113,7 +113,7 @@ function CardView({
   onStatus?: (s: string) => void
   watchOnly?: boolean
 }) {
-  const [card, setCard] = useState<any>(null)
+  const [card, setCard] = useState<GetResponses['/agent-state'] | null>(null)
   const [error, setError] = useState('')
   const [draft, setDraft] = useState<string | undefined>(undefined)
   // Bumped when something the card shows may have changed (an action sent, a status change
@@ -149,7 +149,7 @@ function CardView({
     if (seenKey.current === statusKey) return
     seenKey.current = statusKey
     // herdr says the agent left the question: its options are spent, whatever the last card said.
-    if (agent && agent.agent_status !== 'blocked') setCard((c: any) => (c?.blocked ? { ...c, blocked: undefined } : c))
+    if (agent && agent.agent_status !== 'blocked') setCard((c) => (c?.blocked ? { ...c, blocked: undefined } : c))
     void refresh()
   }, [statusKey])
   // The default option's /approve carries the snapshot's seq for this very question; until the
@@ -183,7 +183,7 @@ function CardView({
             ${
               watchOnly
                 ? html`<ul class="options-read">
-                    ${blocked.options.map((o: any) => html`<li>${o.label}</li>`)}
+                    ${blocked.options.map((o) => html`<li>${o.label}</li>`)}
                   </ul>`
                 : html`<${Options} api=${api} pane=${pane} options=${blocked.options} question=${blocked.question} seq=${seq} onAnswered=${refresh} />`
             }
@@ -219,14 +219,14 @@ function CardView({
 
 /** Context chips; without onPrompt (a watch-only device) the ones that would prompt the agent are left out. */
 function Suggestions({ api, pane, status, bridgeKey, onPrompt }: { api: Api; pane: string; status?: string; bridgeKey: string; onPrompt?: (p: string) => void }) {
-  const [list, setList] = useState<any[]>([])
+  const [list, setList] = useState<GetResponses['/suggestions']['suggestions']>([])
   useEffect(() => {
     api.get(`/suggestions?pane=${encodeURIComponent(pane)}`).then(
-      (r) => setList(Array.isArray(r?.suggestions) ? r.suggestions.filter((s: any) => s?.label) : []),
+      (r) => setList(Array.isArray(r?.suggestions) ? r.suggestions.filter((s) => s?.label) : []),
       () => setList([]),
     )
   }, [api, pane, status])
-  const act = (s: any) => {
+  const act = (s: GetResponses['/suggestions']['suggestions'][number]) => {
     const p = s.params ?? {}
     if ((s.performer === 'agent' || s.action === 'prompt_agent') && p.prompt) return onPrompt?.(String(p.prompt))
     if (s.action === 'open_url' && p.url) return window.open(String(p.url), '_blank', 'noopener')

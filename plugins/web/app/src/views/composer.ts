@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { html, toast } from '../ui.ts'
+import { html, toast, fieldValue, pickedFiles } from '../ui.ts'
 import { ApiError, type Api, type PostResponses } from '../lib/api.ts'
 import { completions, commandText, slashQuery, type Command } from '../lib/commands.ts'
 import { attachTarget, prepareImage, sendText, wordsFor, type Attachment } from '../lib/compose.ts'
@@ -146,6 +146,12 @@ export function ReplyBox({ api, pane, draft, onSent, seq, onStale, secret }: Rep
     } else if (open && e.key === 'Escape') setText(text + ' ')
   }
 
+  /** A file input's change: attaches what was picked, if anything. */
+  const onPick = (e: Event) => {
+    const picked = pickedFiles(e)
+    if (picked?.length) void attach(picked)
+  }
+
   async function attach(list: FileList | File[]) {
     for (const picked of Array.from(list)) {
       const id = nextId.current++
@@ -251,7 +257,7 @@ export function ReplyBox({ api, pane, draft, onSent, seq, onStale, secret }: Rep
                 class="secret"
                 placeholder="Password (not kept)"
                 value=${text}
-                onInput=${(e: any) => setText(e.currentTarget.value)}
+                onInput=${(e: Event) => setText(fieldValue(e))}
                 onKeyDown=${(e: KeyboardEvent) => e.key === 'Enter' && (e.preventDefault(), send())}
               />`
           : html`<label class="sr-only" for="reply-text">Reply to the agent</label>
@@ -266,21 +272,13 @@ export function ReplyBox({ api, pane, draft, onSent, seq, onStale, secret }: Rep
                 aria-controls="slash-list"
                 aria-autocomplete="list"
                 aria-activedescendant=${open ? `slash-${active}` : undefined}
-                onInput=${(e: any) => (setText(e.currentTarget.value), setActive(0))}
+                onInput=${(e: Event) => (setText(fieldValue(e)), setActive(0))}
                 onKeyDown=${onKey}
                 onPaste=${(e: ClipboardEvent) => e.clipboardData?.files.length && (e.preventDefault(), attach(e.clipboardData.files))}
               ></textarea>`
       }
       <div class="reply-actions">
-        <input
-          type="file"
-          ref=${file}
-          class="sr-only"
-          id="attach-file"
-          multiple
-          accept=${ACCEPT}
-          onChange=${(e: any) => e.currentTarget.files?.length && attach(e.currentTarget.files)}
-        />
+        <input type="file" ref=${file} class="sr-only" id="attach-file" multiple accept=${ACCEPT} onChange=${onPick} />
         <label
           for="attach-file"
           class="button ghost"
@@ -290,15 +288,7 @@ export function ReplyBox({ api, pane, draft, onSent, seq, onStale, secret }: Rep
           onKeyDown=${(e: KeyboardEvent) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), file.current?.click())}
           >${CLIP}</label
         >
-        <input
-          type="file"
-          ref=${camera}
-          class="sr-only"
-          id="attach-camera"
-          accept="image/*"
-          capture="environment"
-          onChange=${(e: any) => e.currentTarget.files?.length && attach(e.currentTarget.files)}
-        />
+        <input type="file" ref=${camera} class="sr-only" id="attach-camera" accept="image/*" capture="environment" onChange=${onPick} />
         <label
           for="attach-camera"
           class="button ghost"

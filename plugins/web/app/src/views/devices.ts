@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
-import { html, errText } from '../ui.ts'
+import { html, errText, fieldValue } from '../ui.ts'
 import type { Api } from '../lib/api.ts'
 import { relativeTime } from '../lib/inbox.ts'
 import { ActionButton } from './action.ts'
@@ -98,7 +98,7 @@ function DeviceRow({ api, device: d, mine, now, onChange }: { api: Api; device: 
   return html`<li class="device" data-device=${d.id}>
     <div class="row">
       <label class="sr-only" for=${`dn-${d.id}`}>Name of ${d.name}</label>
-      <input id=${`dn-${d.id}`} class="device-name" value=${name} maxlength=${100} onInput=${(e: any) => setName(e.currentTarget.value)} />
+      <input id=${`dn-${d.id}`} class="device-name" value=${name} maxlength=${100} onInput=${(e: Event) => setName(fieldValue(e))} />
       <span class="tag">${d.role}</span> ${mine && html`<span class="muted small">this device</span>`}
     </div>
     <div class="row">

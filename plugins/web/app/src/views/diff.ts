@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { html, errText, toast } from '../ui.ts'
-import type { Api } from '../lib/api.ts'
+import type { Api, GetResponses } from '../lib/api.ts'
 import { canExpand, gapAbove, parseDiff, type Hunk } from '../lib/diff.ts'
 
 /** A unified diff drawn line by line (no expansion): used in the transcript. */
@@ -25,9 +25,11 @@ function HunkView({ h, extra }: { h: Hunk; extra?: string[] }) {
   </div>`
 }
 
+type DiffFile = GetResponses['/diff']['files'][number]
+
 /** GET /diff: the pane's pending changes, one collapsible file each, with expand above hunks. */
 export function DiffView({ api, pane }: { api: Api; pane: string }) {
-  const [data, setData] = useState<any>(null)
+  const [data, setData] = useState<GetResponses['/diff'] | null>(null)
   const [error, setError] = useState('')
   const load = async () => {
     try {
@@ -46,11 +48,11 @@ export function DiffView({ api, pane }: { api: Api; pane: string }) {
     </div>
     ${error && html`<p class="error" role="alert">${error}</p>`} ${data && g && !g.repo && html`<p class="muted">This agent's folder is not a git repository.</p>`}
     ${data && data.files?.length === 0 && (!g || g.repo) && html`<p class="muted">No changes.</p>`}
-    ${data?.files?.map((f: any) => html`<${FileDiff} key=${f.path} api=${api} pane=${pane} f=${f} />`)}
+    ${data?.files?.map((f) => html`<${FileDiff} key=${f.path} api=${api} pane=${pane} f=${f} />`)}
   </section>`
 }
 
-function FileDiff({ api, pane, f }: { api: Api; pane: string; f: any }) {
+function FileDiff({ api, pane, f }: { api: Api; pane: string; f: DiffFile }) {
   const parsed = parseDiff(f.diff ?? '')
   const [extra, setExtra] = useState<Record<number, string[]>>({})
   const expandable = canExpand(f.status)

@@ -1,5 +1,6 @@
 import { html } from '../ui.ts'
 import type { FeedClient } from '../feedclient.ts'
+import type { PostResponses } from '../lib/api.ts'
 import type { Agent } from '../lib/inbox.ts'
 import { agentHref, viewHref } from '../route.ts'
 import { ActionButton, ClosePaneButton } from './action.ts'
@@ -24,7 +25,7 @@ export function AgentActions({ feed, pane, agent, plain, watchOnly }: { feed: Fe
           busyLabel="Restarting…"
           confirm=${`Restart ${agent.agent}? Its conversation is lost; it starts fresh in the same folder.`}
           run=${async () => {
-            const r = await api.request<any>('/agent/restart', { method: 'POST', json: { pane_id: pane }, timeoutMs: 150_000 })
+            const r = await api.request<PostResponses['/agent/restart']>('/agent/restart', { method: 'POST', json: { pane_id: pane }, timeoutMs: 150_000 })
             return refresh(`Restarted ${r.kind} (${r.name})`)
           }}
         />
@@ -35,7 +36,7 @@ export function AgentActions({ feed, pane, agent, plain, watchOnly }: { feed: Fe
           busyLabel="Stopping…"
           confirm=${`Stop ${agent.agent}? The pane stays open as a shell.`}
           run=${async () => {
-            const r = await api.request<any>('/agent/stop', { method: 'POST', json: { pane_id: pane }, timeoutMs: 150_000 })
+            const r = await api.request<PostResponses['/agent/stop']>('/agent/stop', { method: 'POST', json: { pane_id: pane }, timeoutMs: 150_000 })
             return refresh(`Stopped ${r.kind} in ${r.pane_id}`)
           }}
         />`

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { html, toast, errText } from '../ui.ts'
+import { html, toast, errText, fieldValue } from '../ui.ts'
 import { pair } from '../lib/api.ts'
 import { normalizeBaseUrl, type SavedBridge } from '../lib/bridges.ts'
 import { parsePairingInput } from '../lib/pairing.ts'
@@ -10,6 +10,10 @@ interface Props {
   hasBridges: boolean
 }
 
+/** The Shape Detection API's QR reader (Chromium on Android; not in TypeScript's DOM lib). */
+type BarcodeDetectorCtor = new (opts: { formats: string[] }) => { detect(source: HTMLVideoElement): Promise<Array<{ rawValue: string }>> }
+const barcodeDetector = (): BarcodeDetectorCtor | undefined => (globalThis as typeof globalThis & { BarcodeDetector?: BarcodeDetectorCtor }).BarcodeDetector
+
 /** Pairing: type or paste the code (or the QR's JSON), or scan the QR with the camera. */
 export function PairView({ initial, onPaired, hasBridges }: Props) {
   const [url, setUrl] = useState(initial.url ?? location.origin)
@@ -18,7 +22,7 @@ export function PairView({ initial, onPaired, hasBridges }: Props) {
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState('')
   const [scanning, setScanning] = useState(false)
-  const canScan = typeof (globalThis as any).BarcodeDetector === 'function' && !!navigator.mediaDevices?.getUserMedia
+  const canScan = typeof barcodeDetector() === 'function' && !!navigator.mediaDevices?.getUserMedia
 
   async function submit(e?: Event, override?: { url?: string; code: string }) {
     e?.preventDefault()
@@ -56,7 +60,7 @@ export function PairView({ initial, onPaired, hasBridges }: Props) {
     <form onSubmit=${submit} class="stack">
       <label
         >Bridge address
-        <input name="url" type="url" inputmode="url" autocomplete="url" required value=${url} onInput=${(e: any) => setUrl(e.currentTarget.value)} />
+        <input name="url" type="url" inputmode="url" autocomplete="url" required value=${url} onInput=${(e: Event) => setUrl(fieldValue(e))} />
       </label>
       <label
         >Pairing code
@@ -68,12 +72,12 @@ export function PairView({ initial, onPaired, hasBridges }: Props) {
           required
           placeholder="e.g. 3f9a1c07"
           value=${code}
-          onInput=${(e: any) => setCode(e.currentTarget.value)}
+          onInput=${(e: Event) => setCode(fieldValue(e))}
         />
       </label>
       <label
         >This device's name
-        <input name="device_name" maxlength="60" value=${name} onInput=${(e: any) => setName(e.currentTarget.value)} />
+        <input name="device_name" maxlength="60" value=${name} onInput=${(e: Event) => setName(fieldValue(e))} />
       </label>
       ${error && html`<p class="error" role="alert">${error}</p>`}
       <div class="row">
@@ -121,7 +125,7 @@ function Scanner({ onResult }: { onResult: (raw: string) => boolean }) {
         v.srcObject = stream
         await v.play()
         setMsg('Point the camera at the QR code')
-        const detector = new (globalThis as any).BarcodeDetector({ formats: ['qr_code'] })
+        const detector = new (barcodeDetector()!)({ formats: ['qr_code'] })
         // eslint-disable-next-line @typescript-eslint/no-misused-promises -- the tick catches its own errors (a frame not ready yet)
         timer = setInterval(async () => {
           try {

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
-import { html, errText } from '../ui.ts'
+import { html, errText, fieldValue } from '../ui.ts'
 import type { Api } from '../lib/api.ts'
 import { commandText, completions, type Command } from '../lib/commands.ts'
 import { ActionButton } from './action.ts'
@@ -29,7 +29,7 @@ export function CommandPalette({ api, pane, watchOnly }: { api: Api; pane: strin
   return html`<section class="palette" aria-label="Slash commands">
     <label
       >Find a ${kind} command
-      <input type="search" value=${q} onInput=${(e: any) => setQ(e.currentTarget.value)} placeholder="/" autocapitalize="off" spellcheck=${false} />
+      <input type="search" value=${q} onInput=${(e: Event) => setQ(fieldValue(e))} placeholder="/" autocapitalize="off" spellcheck=${false} />
     </label>
     ${!commands.length && html`<p class="muted">This agent kind has no slash commands.</p>`}
     <ul class="commands">
@@ -61,7 +61,7 @@ export function CommandPalette({ api, pane, watchOnly }: { api: Api; pane: strin
               aria-label=${`Arguments for /${name}`}
               placeholder=${c.argument_hint}
               value=${args[name] ?? ''}
-              onInput=${(e: any) => setArgs({ ...args, [name]: e.currentTarget.value })}
+              onInput=${(e: Event) => setArgs({ ...args, [name]: fieldValue(e) })}
             />`
           }
         </li>`

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks'
 import { html, badge, errText } from '../ui.ts'
 import type { FeedClient } from '../feedclient.ts'
+import type { PostResponses } from '../lib/api.ts'
 import type { Pane, Workspace } from '../lib/inbox.ts'
 import { agentTitle } from '../lib/inbox.ts'
 import { agentHref, viewHref } from '../route.ts'
@@ -20,8 +21,11 @@ interface BranchInfo {
   blocked_reason: string
 }
 
+/** The fields of herdr's answers (workspace.create, tab.create, worktree.create) this view shows. */
+type HerdrMade = { result?: { workspace?: { label?: string; workspace_id?: string }; tab?: { tab_id?: string }; worktree?: { branch?: string; path?: string } } }
+
 const herdr = (feed: FeedClient, method: string, params: Record<string, unknown>) =>
-  feed.api.request<{ result: any }>('/herdr', { method: 'POST', json: { method, params }, timeoutMs: 150_000 })
+  feed.api.request<HerdrMade>('/herdr', { method: 'POST', json: { method, params }, timeoutMs: 150_000 })
 
 /** After a change: the snapshot is read now, so the list shows it at once. */
 const done = (feed: FeedClient, text: string) => (void feed.refetch(), text)
@@ -173,7 +177,7 @@ function BranchBox({ feed, space }: { feed: FeedClient; space: Workspace }) {
     const i = info!
     // The branch is checked out in this worktree: git refuses to delete it until the worktree goes.
     if (linked) await herdr(feed, 'worktree.remove', { workspace_id: space.workspace_id, force: !i.merged })
-    const r = await feed.api.request<any>('/branch-delete', { method: 'POST', json: { repo_root: i.repo_root, branch: i.branch, force: !i.merged } })
+    const r = await feed.api.request<PostResponses['/branch-delete']>('/branch-delete', { method: 'POST', json: { repo_root: i.repo_root, branch: i.branch, force: !i.merged } })
     return done(
       feed,
       `Deleted branch ${r.branch}${r.forced ? ` (${i.unmerged_commits} unmerged commit${i.unmerged_commits === 1 ? '' : 's'} dropped)` : ` (merged into ${r.merged_into})`}`,

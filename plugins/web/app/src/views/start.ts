@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
-import { html, errText } from '../ui.ts'
+import { html, errText, fieldValue } from '../ui.ts'
 import type { FeedClient } from '../feedclient.ts'
+import type { PostResponses } from '../lib/api.ts'
 import { agentHref } from '../route.ts'
 import { ActionButton } from './action.ts'
 import { FolderPicker } from './browse.ts'
@@ -21,13 +22,16 @@ const WHERE_LABEL: Record<Where, string> = {
   pane: 'An idle shell pane',
 }
 
+/** herdr's answer to worktree.create and workspace.create: the new space's first pane. */
+type HerdrMade = { result: { root_pane?: { pane_id?: string } } }
+
 /** What POST /agent/start needs for each place: a pane to type into, made first when it is new. */
 async function targetFor(feed: FeedClient, where: Where, f: { workspace: string; branch: string; folder: string; pane: string }) {
   const api = feed.api
   if (where === 'tab') return { workspace_id: f.workspace }
   if (where === 'pane') return { pane_id: f.pane }
   if (where === 'worktree') {
-    const r = await api.post<{ result: any }>('/herdr', {
+    const r = await api.post<HerdrMade>('/herdr', {
       method: 'worktree.create',
       params: { workspace_id: f.workspace, ...(f.branch.trim() ? { branch: f.branch.trim() } : {}) },
     })
@@ -35,7 +39,7 @@ async function targetFor(feed: FeedClient, where: Where, f: { workspace: string;
     if (!pane) throw new Error('herdr made the worktree but named no pane in it')
     return { pane_id: pane as string }
   }
-  const r = await api.post<{ result: any }>('/herdr', { method: 'workspace.create', params: { cwd: f.folder } })
+  const r = await api.post<HerdrMade>('/herdr', { method: 'workspace.create', params: { cwd: f.folder } })
   const pane = r.result?.root_pane?.pane_id
   if (!pane) throw new Error('herdr made the space but named no pane in it')
   return { pane_id: pane as string }
@@ -95,7 +99,7 @@ function StartForm({ feed, params }: { feed: FeedClient; params: URLSearchParams
   const ready = !!kind && (where === 'tab' || where === 'worktree' ? !!workspace : where === 'folder' ? !!folder : !!pane)
   async function start(): Promise<string> {
     const target = await targetFor(feed, where, { workspace, branch, folder, pane })
-    const r = await api.request<any>('/agent/start', {
+    const r = await api.request<PostResponses['/agent/start']>('/agent/start', {
       method: 'POST',
       json: {
         kind,
@@ -123,7 +127,7 @@ function StartForm({ feed, params }: { feed: FeedClient; params: URLSearchParams
             ? html`<p class="muted">No agent herdr knows (${avail.known_kinds.join(', ')}) is installed on this host's PATH.</p>`
             : html`<label
                 >Agent
-                <select aria-label="Agent kind" value=${kind} onChange=${(e: any) => setKind(e.currentTarget.value)}>
+                <select aria-label="Agent kind" value=${kind} onChange=${(e: Event) => setKind(fieldValue(e))}>
                   ${avail.agents.map((a) => html`<option value=${a.kind}>${a.kind}${a.state_reporting ? '' : ' (no status reports)'}</option>`)}
                 </select>
               </label>`
@@ -136,7 +140,7 @@ function StartForm({ feed, params }: { feed: FeedClient; params: URLSearchParams
               o.values
                 ? html`<label
                     >${o.label}
-                    <select aria-label=${o.label} value=${options[kind]?.[o.name] ?? ''} onChange=${(e: any) => setOption(o.name, e.currentTarget.value)}>
+                    <select aria-label=${o.label} value=${options[kind]?.[o.name] ?? ''} onChange=${(e: Event) => setOption(o.name, fieldValue(e))}>
                       <option value="">(not set)</option>
                       ${o.values.map((v) => html`<option value=${v}>${v}</option>`)}
                     </select>
@@ -147,7 +151,7 @@ function StartForm({ feed, params }: { feed: FeedClient; params: URLSearchParams
                       aria-label=${o.label}
                       value=${options[kind]?.[o.name] ?? ''}
                       placeholder=${o.hint ? `e.g. ${o.hint}` : ''}
-                      onInput=${(e: any) => setOption(o.name, e.currentTarget.value)}
+                      onInput=${(e: Event) => setOption(o.name, fieldValue(e))}
                       autocapitalize="off"
                       spellcheck=${false}
                     />
@@ -165,7 +169,7 @@ function StartForm({ feed, params }: { feed: FeedClient; params: URLSearchParams
           (where === 'tab' || where === 'worktree') &&
           html`<label
             >Space
-            <select aria-label="Space" value=${workspace} onChange=${(e: any) => setWorkspace(e.currentTarget.value)}>
+            <select aria-label="Space" value=${workspace} onChange=${(e: Event) => setWorkspace(fieldValue(e))}>
               ${workspaces.map((w) => html`<option value=${w.workspace_id}>${w.label || w.workspace_id}</option>`)}
             </select>
           </label>`
@@ -174,14 +178,7 @@ function StartForm({ feed, params }: { feed: FeedClient; params: URLSearchParams
           where === 'worktree' &&
           html`<label
             >Branch <span class="muted small">(empty: herdr picks a name)</span>
-            <input
-              aria-label="Branch"
-              value=${branch}
-              onInput=${(e: any) => setBranch(e.currentTarget.value)}
-              placeholder="feature/my-change"
-              autocapitalize="off"
-              spellcheck=${false}
-            />
+            <input aria-label="Branch" value=${branch} onInput=${(e: Event) => setBranch(fieldValue(e))} placeholder="feature/my-change" autocapitalize="off" spellcheck=${false} />
           </label>`
         }
         ${where === 'folder' && html`<${FolderPicker} api=${api} value=${folder} onPick=${setFolder} />`}
@@ -190,7 +187,7 @@ function StartForm({ feed, params }: { feed: FeedClient; params: URLSearchParams
           (shells.length
             ? html`<label
                 >Shell pane
-                <select aria-label="Shell pane" value=${pane} onChange=${(e: any) => setPane(e.currentTarget.value)}>
+                <select aria-label="Shell pane" value=${pane} onChange=${(e: Event) => setPane(fieldValue(e))}>
                   ${shells.map((p) => html`<option value=${p.pane_id}>${p.pane_id}</option>`)}
                 </select>
               </label>`
@@ -198,11 +195,11 @@ function StartForm({ feed, params }: { feed: FeedClient; params: URLSearchParams
         }
         <label
           >Name <span class="muted small">(optional: a lowercase letter, then a-z 0-9 _ -)</span>
-          <input aria-label="Name" value=${name} onInput=${(e: any) => setName(e.currentTarget.value)} autocapitalize="off" spellcheck=${false} />
+          <input aria-label="Name" value=${name} onInput=${(e: Event) => setName(fieldValue(e))} autocapitalize="off" spellcheck=${false} />
         </label>
         <label
           >First prompt <span class="muted small">(optional)</span>
-          <textarea aria-label="First prompt" rows="3" value=${prompt} onInput=${(e: any) => setPrompt(e.currentTarget.value)}></textarea>
+          <textarea aria-label="First prompt" rows="3" value=${prompt} onInput=${(e: Event) => setPrompt(fieldValue(e))}></textarea>
         </label>
         <div class="row">
           <${ActionButton} label="Start" busyLabel=${`Starting ${kind}…`} disabled=${!ready} run=${start} />

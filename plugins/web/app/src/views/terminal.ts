@@ -260,7 +260,10 @@ export function TerminalView({ api, pane }: { api: Api; pane: string }) {
         aria-label="Terminal text"
         aria-live="off"
         style=${`font-size:${prefs.font}px`}
-        onScroll=${(e: any) => (e.currentTarget.dataset.pinned = String(e.currentTarget.scrollTop + e.currentTarget.clientHeight >= e.currentTarget.scrollHeight - 4))}
+        onScroll=${(e: Event) => {
+          const el = e.currentTarget as HTMLElement
+          el.dataset.pinned = String(el.scrollTop + el.clientHeight >= el.scrollHeight - 4)
+        }}
       >
 ${lines.map((l) => (l.rule ? html`<hr />` : html`<span>${l.text + '\n'}</span>`))}</pre>`
     }

@@ -1,6 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { html } from '../ui.ts'
 import type { Api } from '../lib/api.ts'
+import { jsonObject } from '../lib/json.ts'
 import { emptyTranscript, olderRequest, transcriptFrame, type Entry, type TranscriptState } from '../lib/transcript.ts'
 import { DiffBlock } from './diff.ts'
 
@@ -26,15 +27,16 @@ export function TranscriptView({ api, pane }: { api: Api; pane: string }) {
         if (typeof ev.data !== 'string') return
         for (const line of ev.data.split('\n')) {
           if (!line.trim()) continue
-          let f: any
+          let f: unknown
           try {
             f = JSON.parse(line)
           } catch {
             continue
           }
-          if (f.type === 'session_changed') stick.current = true
+          const type = jsonObject(f)?.type
+          if (type === 'session_changed') stick.current = true
           st.current = transcriptFrame(st.current, f)
-          if (f.type === 'backlog_complete') {
+          if (type === 'backlog_complete') {
             attempts = 0
             setStatus('')
           }
