@@ -52,7 +52,7 @@ test(`${TOTAL} WebSocket clients connect and disconnect on /events while events 
           wave.push(openStalled(url).then((s) => s.destroy()))
         } else if (kind === 'close-at-once') {
           const ws = new WebSocket(url)
-          closings.push(new Promise((r) => ws.addEventListener('close', (e: any) => r({ code: e.code }))))
+          closings.push(new Promise((r) => ws.addEventListener('close', (e) => r({ code: e.code }))))
           wave.push(new Promise((r) => ws.addEventListener('open', () => (ws.close(1000), r()), { once: true })))
         } else {
           const c = openEvents(url)

@@ -3,7 +3,7 @@
 import { test, expect, afterAll } from 'vitest'
 import { unlinkSync } from 'node:fs'
 import { startStack, type Stack } from '../harness/stack.ts'
-import { openEvents, type Frames } from '../events/ws-client.ts'
+import { openEvents, type Frame, type Frames } from '../events/ws-client.ts'
 import { isStatus, newPane, setStatus, assertContiguous } from '../events/common.ts'
 import { bounded, retainedHeap, MB, type Answer } from './util.ts'
 
@@ -17,7 +17,7 @@ const CYCLES = 3
 /** Every request answers within this (herdr calls time out at 15 s; nothing should get near). */
 const BOUND_MS = 10_000
 
-const bridgeEvent = (type: string) => (f: any) => f.source === 'bridge' && f.type === type
+const bridgeEvent = (type: string) => (f: Frame) => f.source === 'bridge' && f.type === type
 
 test('herdr stopped and restarted 3× under load: bounded answers, 502 while down, never 500, events disconnect → connect → resync with no seq gap, heap bounded', async () => {
   st = await startStack()

@@ -65,7 +65,7 @@ describe('session-qualified ids (property)', () => {
 
 describe('deep input', () => {
   it('strips and qualifies 10,000-level nesting without overflowing the stack', () => {
-    let deep: any = { pane_id: 'work/w1:p1' }
+    let deep: Record<string, unknown> = { pane_id: 'work/w1:p1' }
     for (let i = 0; i < 10_000; i++) deep = { a: deep }
     const top = { pane_id: 'work/w1:p2', nested: deep }
     expect(stripIds(top).value.pane_id).toBe('w1:p2')

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import { io } from '../../lib/atomic-file.ts'
+import type { PostResponses } from '../../plugins/web/app/src/lib/api-types.ts'
 
 const realWrite = io.write
 let b: TestBridge | undefined
@@ -26,7 +27,7 @@ describe('device registry on a failing disk', () => {
       b = await startBridge()
       const kept = await b.pair('kept')
       const before = readFileSync(join(b.dataDir, 'devices.json'), 'utf8')
-      const { code: pairCode } = (await (await b.request('/admin/pairing', { method: 'POST' })).json()) as any
+      const { code: pairCode } = (await (await b.request('/admin/pairing', { method: 'POST' })).json()) as PostResponses['/admin/pairing']
       failingDisk(code)
       const res = await b.request('/pair', { method: 'POST', token: null, json: { code: pairCode, device_name: 'lost' } })
       expect(res.status).toBe(500)

@@ -20,7 +20,9 @@ const op = fc.oneof(
   },
 )
 
-function run(ops: any[], maxEntries: number, backwards = false) {
+type Op = typeof op extends fc.Arbitrary<infer T> ? T : never
+
+function run(ops: Op[], maxEntries: number, backwards = false) {
   let now = 1_700_000_000_000
   const rec = createRecorder({ now: () => now, maxEntries })
   for (const o of ops) {
@@ -34,7 +36,7 @@ function run(ops: any[], maxEntries: number, backwards = false) {
     else
       rec.rebuild(
         o.session,
-        o.rows.map((r: any) => ({ ...r, session: o.session })),
+        o.rows.map((r) => ({ ...r, session: o.session })),
         now,
       )
   }

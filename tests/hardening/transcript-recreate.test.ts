@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync, appendFileSync, unlinkSync, renameSync } from
 import { join } from 'node:path'
 import { startStack, type Stack } from '../harness/stack.ts'
 import { encodeCwd } from '../../plugins/kind-claude/transcript/locate.ts'
-import { connect, type FrameClient } from '../transcript/ws-client.ts'
+import { connect, type Frame, type FrameClient } from '../transcript/ws-client.ts'
 import { reportBusyAgent } from '../harness/busy-agent.ts'
 
 let stack: Stack
@@ -30,7 +30,7 @@ async function agentPane(sessionId: string): Promise<string> {
 const url = (pane: string) => `${stack.bridge.wsUrl}/agent-transcript?pane=${encodeURIComponent(pane)}&token=${stack.bridge.adminToken}`
 
 /** Opens the stream and consumes hello + backlog; returns the client and the hello. */
-async function open(pane: string, backlog: number): Promise<{ c: FrameClient; hello: any }> {
+async function open(pane: string, backlog: number): Promise<{ c: FrameClient; hello: Frame }> {
   const c = await connect(url(pane))
   const hello = await c.next()
   expect(hello).toMatchObject({ type: 'hello', backlog_count: backlog })
@@ -46,7 +46,7 @@ async function expectLive(c: FrameClient, seqs: number[], texts: string[]): Prom
 }
 
 /** A load_older round trip: everything queued before it on the socket's queue has run. */
-async function roundTrip(c: FrameClient, before: number): Promise<any> {
+async function roundTrip(c: FrameClient, before: number): Promise<Frame> {
   c.send({ type: 'load_older', before_seq: before, limit: 1 })
   return c.until((f) => f.type === 'page_complete')
 }
