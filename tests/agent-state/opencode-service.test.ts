@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { startStack, type Stack } from '../harness/stack.ts'
 import { until } from '../harness/wait.ts'
+import type { GetResponses } from '../../plugins/web/app/src/lib/api-types.ts'
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'opencode-question.txt')
 const PASSWORD = 's3cret-pass'
@@ -59,7 +60,7 @@ const writeRegistration = (url: string) => {
 const card = async () => {
   const res = await stack.bridge.request(`/agent-state?pane=${encodeURIComponent(pane)}`)
   expect(res.status).toBe(200)
-  return (await res.json()) as any
+  return (await res.json()) as GetResponses['/agent-state']
 }
 
 beforeAll(async () => {

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { execa } from 'execa'
 import { REPO_ROOT } from '../harness/bridge.ts'
 import { freePort, untilListening } from '../harness/serve.ts'
+import type { PostResponses } from '../../plugins/web/app/src/lib/api-types.ts'
 
 // Each CLI call is a new node process: on a loaded 2-core machine one can take seconds.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 })
@@ -55,11 +56,11 @@ describe('cli against a running daemon', () => {
     const { code } = JSON.parse((await cli(['pair', '--json'])).stdout)
     const d = (await (
       await fetch(`${base}/pair`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code, device_name: 'to-revoke' }) })
-    ).json()) as any
+    ).json()) as PostResponses['/pair']
     const list = await cli(['devices', 'list', '--json'])
     expect(list.exitCode).toBe(0)
     const devices = JSON.parse(list.stdout)
-    expect(devices.map((x: any) => x.name)).toContain('to-revoke')
+    expect(devices.map((x: { name: string }) => x.name)).toContain('to-revoke')
     expect(list.stdout).not.toContain(d.bearer)
     const table = await cli(['devices', 'list'])
     expect(table.stdout).toMatch(/ID\s+NAME/)

@@ -11,6 +11,7 @@ import { defineBridgePlugin, defineBridgeRoute, defineBridgeWebSocket } from '..
 import pairing from '../../plugins/pairing/index.ts'
 import web from '../../plugins/web/index.ts'
 import { fail } from '../../core/respond.ts'
+import type { OpenApiDoc } from '../contract/conform.ts'
 
 let b: TestBridge | undefined
 afterEach(async () => {
@@ -308,10 +309,10 @@ describe('API document', () => {
     b = await startBridge()
     const res = await fetch(`${b.url}/openapi.json`)
     expect(res.status).toBe(200)
-    const doc = (await res.json()) as any
+    const doc = (await res.json()) as OpenApiDoc
     expect(doc.openapi).toBe('3.1.0')
-    expect(doc.paths['/pair'].post.requestBody.content['application/json'].schema.required).toEqual(['code'])
-    expect(doc.paths['/info'].get.responses['200'].content['application/json'].schema.properties.version).toEqual({ type: 'number' })
+    expect(doc.paths['/pair'].post.requestBody?.content?.['application/json'].schema?.required).toEqual(['code'])
+    expect(doc.paths['/info'].get.responses['200'].content['application/json'].schema.properties?.version).toEqual({ type: 'number' })
     expect(doc.paths['/info'].get.security).toEqual([{ bearer: [] }])
   })
 })

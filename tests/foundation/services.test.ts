@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { startBridge } from '../harness/bridge.ts'
 import { defineBridgePlugin, type PluginContext } from '../../core/plugin.ts'
-import { orderByServices } from '../../core/services.ts'
+import { orderByServices, type Services } from '../../core/services.ts'
 import snapshot from '../../plugins/snapshot/index.ts'
 import events from '../../plugins/events/index.ts'
 import ports from '../../plugins/ports/index.ts'
@@ -20,7 +20,7 @@ describe('declared services', () => {
   it('a service provided twice stops the start, naming both plugins (and the core for its own)', async () => {
     const again = defineBridgePlugin({ name: 'ports-again', setup: () => ({ scan: async () => [] }), provides: { portScanner: (s) => s } })
     await expect(startBridge({ user: { plugins: [ports, again] } })).rejects.toThrow(/^service portScanner is provided by both plugin ports and plugin ports-again$/)
-    const channels = defineBridgePlugin({ name: 'my-channels', setup: () => ({}), provides: { notifyChannels: (s: any) => s } })
+    const channels = defineBridgePlugin({ name: 'my-channels', setup: () => ({}), provides: { notifyChannels: (s) => s as Services['notifyChannels'] } })
     await expect(startBridge({ user: { plugins: [channels] } })).rejects.toThrow(/^service notifyChannels is provided by both the core and plugin my-channels$/)
   })
 

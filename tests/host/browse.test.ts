@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import { deriveRoots } from '../../plugins/browse/roots.ts'
+import type { GetResponses } from '../../plugins/web/app/src/lib/api-types.ts'
+
+type Entry = GetResponses['/browse']['entries'][number]
 
 describe('GET /browse', () => {
   let b: TestBridge
@@ -50,13 +53,13 @@ describe('GET /browse', () => {
     const r = await get(`?path=${encodeURIComponent(join(home, 'code'))}`)
     expect(r.status).toBe(200)
     expect(r.body.parent).toBe(home)
-    expect(r.body.entries.map((e: any) => [e.name, e.is_repo, e.is_symlink])).toEqual([
+    expect(r.body.entries.map((e: Entry) => [e.name, e.is_repo, e.is_symlink])).toEqual([
       ['alias', true, true],
       ['alpha', true, false],
       ['beta', true, false],
     ])
     const hidden = await get(`?path=${encodeURIComponent(join(home, 'code'))}&hidden=1`)
-    expect(hidden.body.entries.map((e: any) => e.name)).toEqual(['.hidden', 'alias', 'alpha', 'beta'])
+    expect(hidden.body.entries.map((e: Entry) => e.name)).toEqual(['.hidden', 'alias', 'alpha', 'beta'])
   })
 
   it('refuses /etc, a symlink escaping home and .. tricks with 403', async () => {

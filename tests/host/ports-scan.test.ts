@@ -4,6 +4,7 @@ import { createServer as createTcpServer, type Server as TcpServer, type Address
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import { parseProcNetTcp } from '../../lib/ports/proc.ts'
 import { parseLsof } from '../../lib/ports/lsof.ts'
+import type { GetResponses } from '../../plugins/web/app/src/lib/api-types.ts'
 
 const listen = (s: Server | TcpServer, host: string) => new Promise<number>((ok) => s.listen(0, host, () => ok((s.address() as AddressInfo).port)))
 
@@ -61,7 +62,7 @@ describe('GET /ports without herdr', () => {
   it('lists HTTP listeners of this process with bind, loopback and url, and drops non-HTTP ones', async () => {
     const res = await b.request('/ports')
     expect(res.status).toBe(200)
-    const mine = ((await res.json()) as any).ports.filter((p: any) => p.pid === process.pid && p.port !== Number(new URL(b.url).port))
+    const mine = ((await res.json()) as GetResponses['/ports']).ports.filter((p) => p.pid === process.pid && p.port !== Number(new URL(b.url).port))
     const host = new URL(b.url).hostname
     expect(mine).toEqual(
       [

@@ -6,6 +6,8 @@ import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import { parseRetryAfter, mapUsage } from '../../plugins/kind-claude/usage.ts'
+import type { KindUsage } from '../../lib/agent-kinds.ts'
+import type { GetResponses } from '../../plugins/web/app/src/lib/api-types.ts'
 
 /** A local stand-in for the provider's usage endpoint; each test sets the next reply. */
 function provider() {
@@ -45,7 +47,8 @@ describe('GET /usage', () => {
     const res = await b.request('/usage')
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toMatch(/^application\/json/)
-    return res.json() as Promise<any>
+    // Only the claude kind reads usage in this bridge.
+    return res.json() as Promise<GetResponses['/usage'] & { claude: KindUsage }>
   }
   const writeCred = () => {
     mkdirSync(join(home, '.claude'), { recursive: true })

@@ -4,7 +4,7 @@
 // inflate to the plain JSON, a client closing at once still gets the server's close 1000 on the
 // wire) and refused on /events and /attach (see plugins/events for why /events has none).
 import { describe, test, expect, beforeAll, afterAll } from 'vitest'
-import { request as httpRequest } from 'node:http'
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { brotliDecompressSync, constants, gunzipSync, inflateRawSync } from 'node:zlib'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -19,7 +19,7 @@ let st: Stack
 let pane: string
 
 /** One GET with the raw body bytes as they came off the wire (no client-side decoding). */
-function rawGet(path: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, any>; body: Buffer }> {
+function rawGet(path: string, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
   const u = new URL(st.bridge.url + path)
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: u.hostname, port: u.port, path: u.pathname + u.search, headers: { authorization: `Bearer ${st.bridge.adminToken}`, ...headers } }, (res) => {
