@@ -193,7 +193,7 @@ describe('opencode screens', () => {
       category: 'question_panel',
       custom: true,
     })
-    expect(projectForm({ ...form, fields: [...form.fields, { key: 'r', title: 'Second' } as any] })).toBeNull()
+    expect(projectForm({ ...form, fields: [...form.fields, { key: 'r', title: 'Second' }] })).toBeNull()
     expect(projectForm({ ...form, fields: [] })).toBeNull()
     expect(projectForm({ ...form, fields: [{ key: 'q' }] })).toBeNull()
     expect(projectForm({ ...form, fields: [{ key: 'q', title: 'Name?' }] })?.question).toBe('Name?')
