@@ -5,7 +5,19 @@ import { startSim, type Sim } from '../harness/sim.ts'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import type { BusEvent } from '../../core/bus.ts'
 import { until } from '../harness/wait.ts'
+import type { GetResponses, PostResponses } from '../../plugins/web/app/src/lib/api-types.ts'
 export { until }
+
+/**
+ * A reply, typed as the route's documented 200 body plus the one-line `error` of a failure. Tests
+ * check `status` before reading the fields: an error reply carries only `error`, and a non-JSON
+ * answer comes back as its text.
+ */
+export interface HostReply<T> {
+  status: number
+  type: string
+  body: T & { error?: string }
+}
 
 export interface HostStack {
   home: string
@@ -14,14 +26,15 @@ export interface HostStack {
   /** Bridge bus events published since start. */
   events: BusEvent[]
   /** POST JSON; returns status, content type and the parsed (or text) body. */
-  post(path: string, json: unknown): Promise<{ status: number; type: string; body: any }>
-  get(path: string): Promise<{ status: number; type: string; body: any }>
+  post<P extends keyof PostResponses>(path: P, json: unknown): Promise<HostReply<PostResponses[P]>>
+  /** GET; `path` may carry a query string. */
+  get<P extends keyof GetResponses>(path: P | `${P}?${string}`): Promise<HostReply<GetResponses[P]>>
   /** Polls pane.read (recent) of a client pane id until `pred` holds; returns the screen text. */
   screenUntil(pane: string, pred: (text: string) => boolean, timeoutMs?: number): Promise<string>
   close(): Promise<void>
 }
 
-async function parse(res: Response) {
+async function parse<T>(res: Response): Promise<HostReply<T>> {
   const type = res.headers.get('content-type') ?? ''
   return { status: res.status, type, body: type.startsWith('application/json') ? await res.json() : await res.text() }
 }
