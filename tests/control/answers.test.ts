@@ -1,6 +1,6 @@
 // Answers that name their question: POST /approve with `option` and POST /send with `seq`, against
 // the simulator's fake claude (real PTYs, real bridge, real HTTP). The race: the desk answers a
-// blocked agent, and the phone's stale tap on another option follows within 50 ms of the answer
+// blocked agent, and the phone's stale tap on another option follows the moment the answer shows
 // showing; nothing may reach the pane.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mkdirSync } from 'node:fs'
@@ -45,10 +45,13 @@ async function blockedClaude(script: Record<string, unknown> = {}): Promise<{ pa
   return { pane, seq: (await agentNow(pane)).state_change_seq }
 }
 
-/** Polls without pause until `landed` holds, returning the moment it was seen. */
-async function seen(landed: () => Promise<boolean>, what: string): Promise<number> {
+/**
+ * Polls without pause until `landed` holds, so the tap that follows is sent at once (how soon is
+ * the machine's business, not an assertion: speed is measured in bench/).
+ */
+async function seen(landed: () => Promise<boolean>, what: string): Promise<void> {
   const deadline = Date.now() + 10_000
-  while (Date.now() < deadline) if (await landed()) return performance.now()
+  while (Date.now() < deadline) if (await landed()) return
   throw new Error(`timed out waiting for ${what}`)
 }
 
@@ -69,13 +72,12 @@ beforeAll(async () => {
 })
 afterAll(() => stack?.close())
 
-describe('the desk answers first, the phone taps a stale option within 50 ms', () => {
+describe('the desk answers first, the phone taps a stale option the moment the answer shows', () => {
   it('POST /approve {option, seq}: the prompt left the screen, so nothing is typed', async () => {
     const { pane, seq } = await blockedClaude()
     await stack.sim.request('pane.send_text', { pane_id: pane, text: '1' })
-    const landed = await seen(async () => !(await screenText(pane)).includes(PROMPT), 'the desk answer on screen')
+    await seen(async () => !(await screenText(pane)).includes(PROMPT), 'the desk answer on screen')
     const tap = post('/approve', { agent: pane, seq, option: 2 })
-    expect(performance.now() - landed).toBeLessThan(50)
     const { status, body } = await tap
     expect(status).toBe(200)
     expect(body.ok).toBe(true)
@@ -91,9 +93,8 @@ describe('the desk answers first, the phone taps a stale option within 50 ms', (
   it('POST /approve {option, seq}: herdr reports the answer, so the seq is stale and nothing is typed', async () => {
     const { pane, seq } = await blockedClaude()
     await stack.sim.request('pane.send_text', { pane_id: pane, text: '1' })
-    const landed = await seen(async () => (await agentNow(pane)).state_change_seq !== seq, 'the desk answer in herdr')
+    await seen(async () => (await agentNow(pane)).state_change_seq !== seq, 'the desk answer in herdr')
     const tap = post('/approve', { agent: pane, seq, option: '2' })
-    expect(performance.now() - landed).toBeLessThan(50)
     const now = await agentNow(pane)
     expect(await tap).toEqual({
       status: 200,
@@ -109,9 +110,8 @@ describe('the desk answers first, the phone taps a stale option within 50 ms', (
   it('POST /send {text, seq}: 409 with a one-line reason, nothing typed', async () => {
     const { pane, seq } = await blockedClaude()
     await stack.sim.request('pane.send_text', { pane_id: pane, text: '1' })
-    const landed = await seen(async () => (await agentNow(pane)).state_change_seq !== seq, 'the desk answer in herdr')
+    await seen(async () => (await agentNow(pane)).state_change_seq !== seq, 'the desk answer in herdr')
     const tap = post('/send', { pane, text: '2\n', seq })
-    expect(performance.now() - landed).toBeLessThan(50)
     const { status, body } = await tap
     expect(status).toBe(409)
     expect(body).toMatch(new RegExp(`^stale seq: send carried ${seq}, agent now at \\d+$`))
