@@ -1,7 +1,7 @@
 // Answers that name their question: POST /approve with `option` and POST /send with `seq`, against
 // the simulator's fake claude (real PTYs, real bridge, real HTTP). The race: the desk answers a
-// blocked agent, and the phone's stale tap on another option follows the moment the answer shows
-// showing; nothing may reach the pane.
+// blocked agent, and the phone's stale tap on another option follows the moment the answer
+// shows; nothing may reach the pane.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
