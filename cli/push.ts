@@ -7,6 +7,7 @@ import { CliError, readConfig } from './admin-client.ts'
 import { bridgeCommand } from './errors.ts'
 import { findCredential, describeCredential, gcloudAdcPath, CredentialError, MESSAGING_SCOPE, type FoundCredential } from '../plugins/notify-fcm/credentials.ts'
 import { createFcmSender, useQuotaProject } from '../plugins/notify-fcm/sender.ts'
+import { fcmSettings } from '../plugins/notify-fcm/settings.ts'
 
 /**
  * `bridge push login --project <id>` and `bridge push status` (the README's Alerts section). Both
@@ -33,7 +34,8 @@ export async function pushLogin(opts: PushCliOptions & { project?: string }): Pr
   const env = opts.env ?? process.env
   const out = opts.out ?? ((l: string) => console.log(l))
   const config = loadConfig({ dir: opts.dir, env })
-  const project = (opts.project ?? '').trim() || config.push.project_id
+  const push = fcmSettings(config, env)
+  const project = (opts.project ?? '').trim() || push.project_id
   if (!project) throw new CliError(`push login needs the Firebase project id: ${bridgeCommand('push login --project <project-id>')}`)
   if (!/^[a-z][a-z0-9-]{4,61}[a-z0-9]$/.test(project)) throw new CliError(`"${project}" is not a Firebase/Google Cloud project id (lowercase letters, digits and hyphens)`)
   updateStoredConfig(config.config_path, (f) => {
@@ -52,13 +54,13 @@ export async function pushLogin(opts: PushCliOptions & { project?: string }): Pr
     out(`  1. install it (https://cloud.google.com/sdk/docs/install), then run again: ${bridgeCommand(`push login --project ${project}`)}`)
     out(`  2. or create a service-account key for project ${project} with the "Firebase Cloud Messaging API Admin" role`)
     out(`     (Google Cloud console → IAM & Admin → Service accounts → Keys → Add key → JSON)`)
-    out(`     and save it as ${config.push.service_account_path}`)
+    out(`     and save it as ${push.service_account_path}`)
     out(`Then check with: ${bridgeCommand('push status')}`)
     throw new CliError('push login: gcloud not found')
   }
   if (code !== 0)
     throw new CliError(
-      `gcloud auth application-default login failed (exit ${code}; its messages are above); run \`${bridgeCommand(`push login --project ${project}`)}\` again, or save a service-account key as ${config.push.service_account_path} and check it with \`${bridgeCommand('push status')}\``,
+      `gcloud auth application-default login failed (exit ${code}; its messages are above); run \`${bridgeCommand(`push login --project ${project}`)}\` again, or save a service-account key as ${push.service_account_path} and check it with \`${bridgeCommand('push status')}\``,
     )
   await pushStatus(opts)
 }
@@ -71,22 +73,21 @@ export async function pushStatus(opts: PushCliOptions): Promise<void> {
   const config = readConfig(dataDir, env)
   if (!config)
     throw new CliError(`no config at ${join(dataDir, 'config.json')}: the data dir is not initialised; \`${bridgeCommand('serve')}\` creates it, or pass your bridge's --dir`)
+  const push = fcmSettings(config, env)
   let found: FoundCredential | null
   try {
-    found = await findCredential({ push: config.push, env, home, httpAgent: opts.httpAgent })
+    found = await findCredential({ push, env, home, httpAgent: opts.httpAgent })
   } catch (err) {
     if (err instanceof CredentialError) throw new CliError(err.message)
     throw err
   }
   if (!found) {
     out('No FCM credentials found: alerts to the mobile app (FCM) are only logged; Web Push, ntfy and webhooks need none. Searched, in order:')
-    out(`  1. ${config.push.service_account_path} (push.service_account_path / BRIDGE_SERVICE_ACCOUNT)`)
+    out(`  1. ${push.service_account_path} (push.service_account_path / BRIDGE_SERVICE_ACCOUNT)`)
     out(`  2. $GOOGLE_APPLICATION_CREDENTIALS${env.GOOGLE_APPLICATION_CREDENTIALS ? ` (${env.GOOGLE_APPLICATION_CREDENTIALS})` : ' (not set)'}`)
     out(`  3. ${gcloudAdcPath(env, home)} (gcloud application-default login)`)
     out(`  4. the metadata server (${env.GCE_METADATA_HOST || 'metadata.google.internal'})`)
-    throw new CliError(
-      `push: no credentials found; save a service-account key as ${config.push.service_account_path} or run \`${bridgeCommand('push login --project <project-id>')}\``,
-    )
+    throw new CliError(`push: no credentials found; save a service-account key as ${push.service_account_path} or run \`${bridgeCommand('push login --project <project-id>')}\``)
   }
   out(`Credentials: ${describeCredential(found)}`)
   const restoreQuota = found.type === 'authorized_user' ? useQuotaProject(found.projectId) : () => {}

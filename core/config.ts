@@ -7,7 +7,7 @@ import { CorruptFileError, readJsonFile, writeFileAtomic } from '../lib/atomic-f
 import { configSection, configText, configTexts } from '../lib/config-schema.ts'
 
 /** Defaults a user config (`bridge.config.ts`) gives keys of the on-disk config; the on-disk file and env win. */
-export type ConfigDefaults = Partial<Pick<BridgeConfig, 'server_name' | 'transport' | 'push'>>
+export type ConfigDefaults = Partial<Pick<BridgeConfig, 'server_name' | 'transport'>>
 
 export interface TransportConfig {
   mode: 'direct' | 'relay'
@@ -26,13 +26,6 @@ export interface TransportConfig {
   tls_key: string
 }
 
-export interface PushConfig {
-  service_account_path: string
-  project_id: string
-  /** Channel ids of the OS-drawn notification (README: Alerts); unset ones keep the app's defaults. */
-  android_channels?: { blocked?: string; done?: string }
-}
-
 /** The persisted config (`<data dir>/config.json`) after env overrides. */
 export interface BridgeConfig {
   data_dir: string
@@ -41,14 +34,13 @@ export interface BridgeConfig {
   server_id: string
   server_name: string
   transport: TransportConfig
-  push: PushConfig
   /** Path of the herdr CLI (BRIDGE_HERDR_BIN). */
   herdr_bin: string
   /**
    * config.json's top-level sections as read, for the plugins that own one, read through
    * core/plugin-config.ts: the alert plugins' `notify` (push: `settle_ms`, `cooldown_ms`;
-   * notify-webpush: `webpush`; notify-ntfy: `ntfy`; notify-webhook: `webhooks`), a third-party
-   * notifier's `"slack": {…}`. The core's own keys are the fields above.
+   * notify-webpush: `webpush`; notify-ntfy: `ntfy`; notify-webhook: `webhooks`), notify-fcm's
+   * `push`, a third-party notifier's `"slack": {…}`. The core's own keys are the fields above.
    */
   sections?: Readonly<Record<string, unknown>>
 }
@@ -86,7 +78,6 @@ const ConfigFile = section({
       tls_key: text,
     }),
   ),
-  push: v.nullish(section({ service_account_path: text, project_id: text, android_channels: v.nullish(section({ blocked: text, done: text })) })),
 })
 
 /** The file's keys, checked: a wrong type is refused in one line naming the key. */
@@ -137,12 +128,6 @@ export function loadConfig(opts: { dir?: string; env?: NodeJS.ProcessEnv; create
     tls_cert: t.tls_cert || d.transport?.tls_cert || '',
     tls_key: t.tls_key || d.transport?.tls_key || '',
   }
-  const channels = checked.push?.android_channels
-  const push: PushConfig = {
-    service_account_path: checked.push?.service_account_path || d.push?.service_account_path || join(dataDir, 'serviceAccount.json'),
-    project_id: checked.push?.project_id || d.push?.project_id || '',
-    android_channels: { blocked: channels?.blocked || undefined, done: channels?.done || undefined },
-  }
   const config: BridgeConfig = {
     data_dir: dataDir,
     config_path: configPath,
@@ -150,7 +135,6 @@ export function loadConfig(opts: { dir?: string; env?: NodeJS.ProcessEnv; create
     server_id: file.server_id as string,
     server_name: checked.server_name || d.server_name || hostname() || 'herdr-bridge',
     transport,
-    push,
     herdr_bin: 'herdr',
     sections: file,
   }
@@ -179,8 +163,6 @@ export function applyEnv(c: BridgeConfig, env: NodeJS.ProcessEnv): BridgeConfig 
   if (env.BRIDGE_SERVER_NAME) c.server_name = env.BRIDGE_SERVER_NAME
   if (env.BRIDGE_ALLOWED_ORIGINS) c.transport.allowed_origins = [...c.transport.allowed_origins, ...list(env.BRIDGE_ALLOWED_ORIGINS.split(','))]
   if (env.BRIDGE_ALLOWED_HOSTS) c.transport.allowed_hosts = [...c.transport.allowed_hosts, ...list(env.BRIDGE_ALLOWED_HOSTS.split(','))]
-  if (env.BRIDGE_SERVICE_ACCOUNT) c.push.service_account_path = env.BRIDGE_SERVICE_ACCOUNT
-  if (env.BRIDGE_FCM_PROJECT) c.push.project_id = env.BRIDGE_FCM_PROJECT
   if (env.BRIDGE_HERDR_BIN) c.herdr_bin = env.BRIDGE_HERDR_BIN
   if (env.BRIDGE_TLS_CERT) c.transport.tls_cert = env.BRIDGE_TLS_CERT
   if (env.BRIDGE_TLS_KEY) c.transport.tls_key = env.BRIDGE_TLS_KEY

@@ -4,7 +4,7 @@ import type { Agent } from 'node:http'
 import { createRequire } from 'node:module'
 import type { Credential } from 'firebase-admin/app'
 import { readCapped } from '../../lib/capped-read.ts'
-import type { PushConfig } from '../../core/config.ts'
+import type { FcmSettings } from './settings.ts'
 import { errField } from '../../lib/error-fields.ts'
 
 /**
@@ -40,7 +40,7 @@ export interface FoundCredential {
 export class CredentialError extends Error {}
 
 export interface FindOptions {
-  push: PushConfig
+  push: Pick<FcmSettings, 'service_account_path' | 'project_id'>
   env: NodeJS.ProcessEnv
   home: string
   /** Agent for every Google request (token endpoints and FCM); tests route it to a local server. */

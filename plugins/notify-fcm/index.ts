@@ -9,6 +9,7 @@ import { alertData } from '../../lib/notify/alert-data.ts'
 import { alertMessages, dismissMessage, DEFAULT_ANDROID_CHANNELS, type AndroidChannels } from './messages.ts'
 import { findCredential, describeCredential, CredentialError, type FoundCredential } from './credentials.ts'
 import type { PushSender, SendResult } from './sender.ts'
+import { fcmSettings, type FcmSettings } from './settings.ts'
 
 /**
  * The FCM channel: every paired device's push token gets each alert as two FCM v1 messages and
@@ -34,7 +35,8 @@ export interface FcmNotifier extends Notifier {
 export const FCM_CHANNEL = 'fcm'
 
 function createFcmNotifier(ctx: PluginContext, options: FcmOptions): FcmNotifier {
-  const channels = resolveChannels(ctx, options)
+  const settings = fcmSettings(ctx.config, ctx.env)
+  const channels = resolveChannels(settings, options)
   const failures = createFailureLog(ctx.log, FCM_CHANNEL)
   let credential: FoundCredential | null = null
   let sender: Promise<PushSender> | null = null
@@ -43,7 +45,7 @@ function createFcmNotifier(ctx: PluginContext, options: FcmOptions): FcmNotifier
 
   const ready = (async () => {
     try {
-      credential = await findCredential({ push: ctx.config.push, env: ctx.env, home: ctx.home, httpAgent: options.httpAgent })
+      credential = await findCredential({ push: settings, env: ctx.env, home: ctx.home, httpAgent: options.httpAgent })
     } catch (err) {
       const msg = err instanceof CredentialError ? err.message : `push credentials: ${(err as Error).message}`
       ctx.log.error(`${msg}; FCM notifications are only logged until this is fixed`)
@@ -89,7 +91,7 @@ function createFcmNotifier(ctx: PluginContext, options: FcmOptions): FcmNotifier
       if (!credential) {
         return {
           configured: false,
-          detail: `no credentials (alerts are only logged); save a service-account key as ${ctx.config.push.service_account_path} or run \`bridge push login\``,
+          detail: `no credentials (alerts are only logged); save a service-account key as ${settings.service_account_path} or run \`bridge push login\``,
         }
       }
       const tokens = targets().length
@@ -154,8 +156,8 @@ function createFcmNotifier(ctx: PluginContext, options: FcmOptions): FcmNotifier
   }
 }
 
-function resolveChannels(ctx: PluginContext, options: FcmOptions): AndroidChannels {
-  const fromConfig: Partial<AndroidChannels> = ctx.config.push.android_channels ?? {}
+function resolveChannels(settings: FcmSettings, options: FcmOptions): AndroidChannels {
+  const fromConfig: Partial<AndroidChannels> = settings.android_channels
   const pick = (k: keyof AndroidChannels) => {
     const v = options.android_channels?.[k] ?? fromConfig[k]
     return typeof v === 'string' && v.trim() ? v.trim() : DEFAULT_ANDROID_CHANNELS[k]

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { WebSocket } from 'undici'
 import { startBridge, type TestBridge } from '../harness/bridge.ts'
 import { loadConfig } from '../../core/config.ts'
+import { fcmSettings } from '../../plugins/notify-fcm/settings.ts'
 import { loadPlugins } from '../../core/loader.ts'
 import { defineBridgePlugin, defineBridgeRoute, defineBridgeWebSocket } from '../../core/plugin.ts'
 import pairing from '../../plugins/pairing/index.ts'
@@ -192,8 +193,6 @@ describe('config', () => {
       ['{"transport": {"addr": 8787}}', 'transport.addr: Invalid type: Expected string but received 8787'],
       ['{"transport": {"mode": "tunnel"}}', 'transport.mode: want "direct" or "relay"'],
       ['{"transport": {"allowed_origins": "https://a.example"}}', 'transport.allowed_origins: Invalid type: Expected Array but received "https://a.example"'],
-      ['{"push": {"android_channels": {"done": 5}}}', 'push.android_channels.done: Invalid type: Expected string but received 5'],
-      ['{"push": {"android_channels": "quiet"}}', 'push.android_channels: want a JSON object'],
       ['[]', '(the file): want a JSON object'],
       ['{"transport": ["x"]}', 'transport: want a JSON object'],
     ]) {
@@ -204,8 +203,23 @@ describe('config', () => {
     // Unset (null) keys and keys the table does not list are accepted.
     writeFileSync(join(dir, 'config.json'), '{"server_name": null, "transport": {"public_url": null, "extra": 1}, "later": true}')
     expect(loadConfig({ dir, env: {} }).transport.public_url).toBe('')
+  })
+
+  // FCM's `push` section is read by plugins/notify-fcm/settings.ts (the plugin and `bridge push`), in the same words.
+  it("refuses a wrong type in FCM's push section in one line naming the key, without replacing the file", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bridge-cfg-'))
+    // An initialised file (token and id present), so loading the core's keys writes nothing either.
+    const ids = '"admin_token": "0123456789abcdef0123", "server_id": "s1"'
+    for (const [body, want] of [
+      [`{${ids}, "push": {"android_channels": {"done": 5}}}`, 'push.android_channels.done: Invalid type: Expected string but received 5'],
+      [`{${ids}, "push": {"android_channels": "quiet"}}`, 'push.android_channels: want a JSON object'],
+    ]) {
+      writeFileSync(join(dir, 'config.json'), body)
+      expect(() => fcmSettings(loadConfig({ dir, env: {} }), {})).toThrow(`config file ${join(dir, 'config.json')}: ${want}; fix or remove the key, the file was left untouched`)
+      expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe(body)
+    }
     writeFileSync(join(dir, 'config.json'), '{"push": {"android_channels": {"blocked": " alerts ", "done": ""}}}')
-    expect(loadConfig({ dir, env: {} }).push.android_channels).toEqual({ blocked: 'alerts', done: undefined })
+    expect(fcmSettings(loadConfig({ dir, env: {} }), {}).android_channels).toEqual({ blocked: 'alerts', done: undefined })
   })
 
   it('refuses a corrupt device registry at start-up with a clear message', async () => {
