@@ -306,8 +306,23 @@ export async function startSim(opts: StartSimOptions): Promise<Sim> {
     }
   }
 
+  /**
+   * Whether `pid` is still one of this simulator's pane processes: its environment names this
+   * simulator's socket. Pane processes that exited long ago leave their numbers free, and on a
+   * busy machine (pid_max is often 32768) another test file's shell may hold one by now, as the
+   * leader of its own group: killing that group would close another file's pane.
+   */
+  function ownPane(pid: number): boolean {
+    try {
+      return fs.readFileSync(`/proc/${pid}/environ`, 'latin1').includes(`HERDR_SOCKET_PATH=${configDir}${path.sep}`)
+    } catch {
+      return false
+    }
+  }
+
   function reapPanes(): void {
     for (const pid of knownPanePids) {
+      if (!ownPane(pid)) continue
       try {
         process.kill(-pid, 'SIGKILL')
       } catch {
