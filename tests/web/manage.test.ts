@@ -464,12 +464,13 @@ describe('running agents from the phone', () => {
     expect(await menu.getByRole('button').allTextContents()).toEqual(['1 h', '8 h', 'Until I unmute'])
     await shoot('agent-mute-menu')
     await menu.getByRole('button', { name: '8 h' }).click()
-    await menu.getByRole('button', { name: 'Unmute' }).waitFor()
+    // Exact: a role name matches as a substring by default, and the open menu's "Until I unmute" holds "unmute".
+    await menu.getByRole('button', { name: 'Unmute', exact: true }).waitFor()
     const until8h = (await (await bridge.request('/notify/mutes', { token: owner.bearer })).json()).mutes[pane]
     expect(Math.abs(until8h - (Date.now() + 8 * 3_600_000))).toBeLessThan(60_000)
     expect(await page.locator('.agent-view .mute-menu').count()).toBe(1)
     await shoot('agent-muted')
-    await menu.getByRole('button', { name: 'Unmute' }).click()
+    await menu.getByRole('button', { name: 'Unmute', exact: true }).click()
     await menu.getByText('Mute…', { exact: true }).waitFor()
     expect((await (await bridge.request('/notify/mutes', { token: owner.bearer })).json()).mutes[pane]).toBeUndefined()
   })
