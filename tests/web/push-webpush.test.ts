@@ -252,7 +252,9 @@ describe('web push without Firebase', () => {
     await browser.context.grantPermissions(['notifications'], { origin: bridge.url })
     await page.goto(bridge.url + '/#/')
     await page.evaluate((list) => localStorage.setItem('herdr-bridge.bridges.v1', JSON.stringify(list)), saved())
-    await page.reload()
+    // Not waiting for "load": the worker of the test before may still be finishing its notification
+    // click, which can hold the page's load event; the app's own button says when it is ready.
+    await page.reload({ waitUntil: 'domcontentloaded' })
     await page.getByRole('button', { name: 'Enable alerts' }).click()
     await page.getByRole('button', { name: 'Alerts on' }).waitFor()
     expect(await sentTo()).toBe(1)
